@@ -495,13 +495,16 @@ def test_a_ranker_compiling_with_numba_trains_and_changes_nothing_it_is_blamed_f
 
 
 def test_a_scalar_where_a_frame_column_is_named_says_how_to_name_it() -> None:
+    """An integer that is a column's name names that column (round 23: ``label=1`` did, and
+    the Dask engine read ``qid=0``); one that names no column still says how to name it."""
     import pandas as pd
 
     from bench.errors import ConfigError
 
     frame = pd.DataFrame({0: [1, 1, 2], "label": [1, 0, 1], "score": [0.3, 0.2, 0.1]})
-    with pytest.raises(ConfigError, match=r"qid=0 is one value: expected a column name .*"
+    with pytest.raises(ConfigError, match=r"qid=5 is one value: expected a column name .*"
                                           r"rename\(columns=str\)"):
-        evaluate(frame, qid=0, metrics="ndcg@3")
+        evaluate(frame, qid=5, metrics="ndcg@3")
     renamed = evaluate(frame.rename(columns=str), qid="0", metrics="ndcg@3")
     assert renamed.metrics["ndcg@3"] == pytest.approx(1.0)
+    assert evaluate(frame, qid=0, metrics="ndcg@3").metrics == renamed.metrics

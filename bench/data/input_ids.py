@@ -148,6 +148,32 @@ def text_ids(values: object, *, what: str = "query id", path: PathLike | None = 
                     path=path, row=i + 1, column=column)
 
 
+def inexact_float_id(values: np.ndarray, *, what: str = "query id",
+                     path: PathLike | None = None, column: str | None = None) -> None:
+    """Float ids from the float's last exact integer on (2^53 for a float64, 2^24 for a float32)
+    are refused, naming the first's row: integers there are not all floats (2^53 + 1 reads as
+    2^53), so two ids may already be one -- an int64 column that a NaN made float64 in pandas
+    (``read_csv``, a join) merges such queries before ltrbench sees them. An object array's
+    float items are held to their own type's bound."""
+    a = values
+    if a.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):  # inf and NaN: not integers, refused by the caller
+            big = np.flatnonzero(np.isfinite(a) & (np.abs(a) >= 2.0 ** (np.finfo(a.dtype).nmant + 1)))
+        i = int(big[0]) if big.size else -1
+    elif a.dtype.kind == "O":
+        i = next((k for k, v in enumerate(a.tolist()) if isinstance(v, float | np.floating)
+                  and np.isfinite(v) and abs(v) >= 2.0 ** (np.finfo(type(v)).nmant + 1)), -1)
+    else:
+        return
+    if i >= 0:
+        v = a[i]
+        bits = np.finfo(type(v) if a.dtype.kind == "O" else a.dtype).nmant + 1
+        raise DataError(f"{what} {float(v)!r} is a float from 2^{bits} on, where a float no longer "
+                        f"holds every integer ({2**bits + 1} reads as {2**bits}): two ids may "
+                        "already be one; read the column as int64 or text where it is written "
+                        "(pandas: dtype='Int64' or str)", path=path, row=i + 1, column=column)
+
+
 def _kinds(items: list[object], types: set[type]) -> set[str]:
     """``{_id_kind(v) for v in items}`` from the distinct ``types`` of ``items`` (one pass in C,
     ``set(map(type, ...))``, instead of a Python call per id: 1M ids, 0.05 s rather than 1.8 s).

@@ -331,7 +331,8 @@ def first_inexact_integer(values: object) -> int:
     """Index of the first integer in ``values`` that a float64 cannot hold exactly, or -1.
 
     Integer arrays (int64, uint64) are checked vectorised; an object array checks its Python and
-    NumPy integers (bools are not numbers here); float arrays have nothing to lose (-1).
+    NumPy integers (``np.int64`` too; bools are not numbers here); float arrays have nothing to
+    lose (-1).
     """
     a = np.asarray(values) if not isinstance(values, np.ndarray) else values
     if a.dtype.kind in "iu":
@@ -345,8 +346,8 @@ def first_inexact_integer(values: object) -> int:
         back[inside] = fs[inside].astype(a.dtype)
         bad = np.flatnonzero(~inside | (back != sub))
         return int(big[bad[0]]) if bad.shape[0] else -1
-    if a.dtype.kind == "O":
-        for i, v in enumerate(a.tolist()):
+    if a.dtype.kind == "O":  # Python ints, and NumPy's (a dict's np.int64, pd.concat's objects)
+        for i, v in enumerate(int(x) if isinstance(x, np.integer) else x for x in a.tolist()):
             if isinstance(v, int) and not isinstance(v, bool) and abs(v) > TWO53 \
                     and (abs(v) > _FLOAT64_MAX_INT or int(float(v)) != v):
                 return i

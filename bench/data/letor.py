@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from bench.data.arrow_tables import is_named_table, table_frame
 from bench.data.groups import offsets_from_qid, offsets_from_sizes
-from bench.data.input_ids import id_array
+from bench.data.input_ids import id_array, inexact_float_id
 from bench.data.python_args import refuse_non_arrays, same_index
 from bench.errors import ConfigError, DataError
 
@@ -330,6 +330,7 @@ def _int_ids(qa: NDArray[Any], source: str, name: str = "qid") -> NDArray[np.int
     where = source or None
     if qa.dtype.kind == "O":  # a pandas object column: integers (or whole floats) one by one
         qa = _object_ids(qa, name, where)
+    inexact_float_id(qa, what=name, path=where, column=name)  # 2^53 + 1 was read as 2^53
     if qa.dtype.kind == "f" and qa.dtype.itemsize < 8:  # float16: 2.0**63 would overflow it
         qa = qa.astype(np.float64)
     if qa.dtype.kind not in "iuf":

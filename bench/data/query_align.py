@@ -19,6 +19,8 @@ from bench.errors import ConfigError, DataError
 
 #: The two columns that carry a row's input place through the shuffle.
 _PLACE = ("__ltrbench_partition__", "__ltrbench_row__")
+#: The text of an object column's query ids, shuffled on in their place.
+_KEY = "__ltrbench_qid_text__"
 
 
 def align_queries(ddf: Any, *, qid: str = "qid", npartitions: int | None = None) -> Any:
@@ -43,9 +45,30 @@ def align_queries(ddf: Any, *, qid: str = "qid", npartitions: int | None = None)
         raise DataError(f"align_queries: no column {qid!r} (the query ids); columns: "
                         f"{list(ddf.columns)}")
     n = int(npartitions or ddf.npartitions)
+    key = qid
+    if ddf._meta[qid].dtype == object:  # ids of several types (1 beside "1") cannot be sorted:
+        key = _KEY  # shuffle on their text, the local rule's id (1, 1.0 and "1" are one)
+        ddf = ddf.map_partitions(_with_text_key, qid, meta=_with_text_key(ddf._meta, qid))
     tagged = ddf.map_partitions(_tag_rows, meta=_tag_rows(ddf._meta))
-    out = tagged.set_index(qid, drop=False, npartitions=n, sort=True).reset_index(drop=True)
-    return out.map_partitions(_input_order, qid, meta=ddf._meta)
+    out = tagged.set_index(key, drop=False, npartitions=n, sort=True).reset_index(drop=True)
+    return out.map_partitions(_input_order, key, meta=ddf._meta.drop(columns=[_KEY],
+                                                                     errors="ignore"))
+
+
+def _with_text_key(part: pd.DataFrame, qid: str) -> pd.DataFrame:
+    """``part`` with the text of each object query id in a column of its own (an integral
+    float as its integer: 1.0 is query 1 among numbers; the checks after the shuffle refuse a
+    float among text, a bool or a tuple as the local engine does)."""
+    keys = [_id_text(v) for v in part[qid].tolist()]
+    return part.assign(**{_KEY: pd.Series(keys, index=part.index, dtype="str")})
+
+
+def _id_text(v: object) -> str:
+    if isinstance(v, bool | np.bool_) or not isinstance(v, int | np.integer | float | np.floating):
+        return str(v)
+    if isinstance(v, int | np.integer):
+        return str(int(v))
+    return str(int(v)) if np.isfinite(v) and float(v).is_integer() else str(v)
 
 
 def _tag_rows(part: pd.DataFrame, partition_info: dict[str, Any] | None = None) -> pd.DataFrame:
@@ -56,10 +79,11 @@ def _tag_rows(part: pd.DataFrame, partition_info: dict[str, Any] | None = None) 
 
 
 def _input_order(part: pd.DataFrame, qid: str) -> pd.DataFrame:
-    """A shuffled partition by query, each query's rows in their input order, the places
-    dropped."""
+    """A shuffled partition by query (``qid``: the column shuffled on), each query's rows in
+    their input order, the places (and a text key) dropped."""
     out = part.sort_values([qid, *_PLACE], kind="stable") if len(part) > 1 else part
-    return out.drop(columns=list(_PLACE)).reset_index(drop=True)
+    return out.drop(columns=[c for c in (*_PLACE, _KEY) if c in out.columns]).reset_index(
+        drop=True)
 
 
 __all__ = ["align_queries"]

@@ -31,6 +31,7 @@ import pandas as pd
 from bench.data.dask_backend import on_pandas
 from bench.data.dask_qids import refuse_wrapped_ids
 from bench.data.groups import offsets_from_qid
+from bench.data.input_ids import text_ids
 from bench.data.letor import LetorData
 from bench.data.parquet import write_parquet
 from bench.data.query_align import align_queries
@@ -407,13 +408,19 @@ def partition_queries(q: pd.Series) -> pd.DataFrame:
     missing = np.flatnonzero(pd.isna(q).to_numpy())
     if missing.shape[0]:  # (NaN ids are never equal: every row would be a query of its own)
         return pd.DataFrame({"qids": [values[:0]], "rows": [int(values.shape[0])],
-                             "broken_row": [-int(missing[0]) - 1]})
+                             "broken_row": [-int(missing[0]) - 1], "bad_id": [""]})
+    try:  # the local rule first: 1 and "1" one query; a tuple, bytes, " 1" no id (named)
+        values = text_ids(values) if values.dtype.kind in "OU" else values
+    except DataError as exc:
+        return pd.DataFrame({"qids": [values[:0]], "rows": [int(values.shape[0])],
+                             "broken_row": [int(exc.row or 1)], "bad_id": [exc.reason]})
     try:
         _, qids = offsets_from_qid(values)
         broken = 0
     except DataError as exc:
         qids, broken = values[:0], int(exc.row or 1)
-    return pd.DataFrame({"qids": [qids], "rows": [int(values.shape[0])], "broken_row": [broken]})
+    return pd.DataFrame({"qids": [qids], "rows": [int(values.shape[0])], "broken_row": [broken],
+                         "bad_id": [""]})
 
 
 def partition_queries_of(frame: pd.DataFrame, qid: str) -> pd.DataFrame:
@@ -440,7 +447,8 @@ def query_layout(ddf: Any, *, qid: str = "qid", where: str = "data") -> QueryLay
     fused would pass. So a frame whose columns are costly to compute (a prediction) is computed
     by the check too: persist it first."""
     meta = pd.DataFrame({"qids": pd.Series([], dtype=object), "rows": pd.Series([], dtype="int64"),
-                         "broken_row": pd.Series([], dtype="int64")})
+                         "broken_row": pd.Series([], dtype="int64"),
+                         "bad_id": pd.Series([], dtype=object)})
     import pyarrow as pa
 
     files = partition_files(ddf, where)
@@ -456,7 +464,10 @@ def checked_layout(table: pd.DataFrame, files: list[str] | None, qid: str,
     """:func:`query_layout`'s checks on ``table``: one row per partition, in order, of
     :func:`partition_queries` (computed by :func:`query_layout`, or beside the evaluation of the
     same partitions, :func:`bench.metrics.distributed.evaluate_frame`: one read of each)."""
-    for part, broken in enumerate(table["broken_row"]):
+    for part, (broken, bad) in enumerate(zip(table["broken_row"], table["bad_id"], strict=True)):
+        if bad:
+            raise DataError(f"{partition_name(files, where, part)}, row {broken}, column {qid!r}: "
+                            f"{bad}")
         if broken < 0:
             raise DataError(f"{partition_name(files, where, part)}, row {-broken}, column "
                             f"{qid!r}: missing query id (null): expected an id on every row")
@@ -466,9 +477,8 @@ def checked_layout(table: pd.DataFrame, files: list[str] | None, qid: str,
                             f"by {qid} or re-partition with align_queries")
     lists = list(table["qids"])
     if lists:
-        every = np.concatenate(lists)
-        if every.dtype.kind == "O":  # ids of several types: compare their text (bench.data.inputs)
-            every = every.astype(str)
+        text = any(x.dtype.kind in "OUS" for x in lists)  # ids compare as text (bench.data.inputs)
+        every = np.concatenate([x.astype(str) for x in lists] if text else lists)
         part_of = np.repeat(np.arange(len(lists)), [len(x) for x in lists])
         order = np.argsort(every, kind="stable")
         ranked = every[order]

@@ -153,19 +153,17 @@ def _partition_or_error(*args: Any) -> QueryParts | _Refusal | None:
         return _Refusal(str(exc), str(args[1]), None, None, setting=True)
 
 
-def _not_numbers(v: np.ndarray, role: str, dtype: str, name: str, col: str) -> DataError:
-    """A column that is not numeric, naming its first value that is no number, as
-    :func:`bench.metrics.evaluate` does (a bool is no number; text is not parsed: Dask may have
-    made an object column of Python integers text, ``dataframe.convert-string``)."""
-    items = v.tolist()
-    i = next((j for j, x in enumerate(items) if isinstance(x, bool | str | bytes)
-              or not isinstance(x, int | float)), 0)
-    x = items[i]
-    why = ("a bool is no number here" if isinstance(x, bool) else "text is not parsed"
-           if isinstance(x, str | bytes) else f"a {type(x).__name__} is not read as a number: "
-           "cast the column to float64 or int64")
-    return DataError(f"{role} {x!r} in a column of type {dtype}: expected numbers "
-                     f"({why}, as by evaluate)", path=name, row=i + 1, column=col)
+def _frame_numbers(col: pd.Series, role: str, name: str, column: str) -> np.ndarray:
+    """A label, score or weight column that is not of a number dtype, read as
+    :func:`bench.metrics.evaluate` reads a frame's (an object column of Python or NumPy numbers
+    is numbers; a bool, text -- Dask may have made an object column of integers text,
+    ``dataframe.convert-string`` -- a Decimal or a date is refused, naming its row)."""
+    from bench.metrics.frames import numeric_column
+
+    try:
+        return numeric_column(col, "weight" if role == "weight" else role)
+    except DataError as exc:
+        raise DataError(exc.reason, path=name, row=exc.row, column=column) from None
 
 
 def _partition_parts(frame: pd.DataFrame, name: str, label: str, score: str, qid: str,
@@ -185,13 +183,17 @@ def _partition_parts(frame: pd.DataFrame, name: str, label: str, score: str, qid
             raise DataError(f"no column {col!r} (the {role}s); columns: {list(frame.columns)}"
                             f"{index}", path=name, column=col)
         v = frame[col].to_numpy()
-        if role != "qid" and v.dtype.kind not in "iuf":  # a bool label too, as evaluate
-            raise _not_numbers(v, role, str(frame[col].dtype), name, col)
+        if role != "qid" and v.dtype.kind not in "iuf":  # as evaluate reads a frame's column:
+            v = _frame_numbers(frame[col], role, name, col)  # np.int64 objects, not a bool
         values[role] = v
     # Profile.padding (allRank's -1, TF-Ranking's negative labels): the padding rows are found
     # before any check, their scores not read, and dropped after prepare -- as evaluate does
     # (bench.metrics.dropped_rows), so a partition gives evaluate's number on its rows
     labels, scores, padding = padding_mask(values["label"], values["score"], prof)
+    for role, v in (("label", labels), ("score", scores), ("weight", values.get("weight"))):
+        if v is not None and v.dtype.kind == "f" and (nan := np.isnan(v)).any():  # a null too
+            raise DataError(f"{role} nan is missing (a NaN or a null): every row needs a {role}",
+                            path=name, row=int(np.flatnonzero(nan)[0]) + 1, column=columns[role])
     if (inexact := first_inexact_integer(scores)) >= 0:
         raise DataError(inexact_message("score", scores[inexact]), path=name,
                         row=inexact + 1, column=score)

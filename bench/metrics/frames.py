@@ -129,8 +129,8 @@ def frame_arrays(
     if qid is None or isinstance(qid, str) or _header_label(frame, qid):
         roles.append(("qid", qid, QID_COLUMNS))
     found = dict(zip([r[0] for r in roles], find_columns(frame, _WHERE, roles), strict=True))
-    y = _numeric(found["label"], "label")
-    s = _numeric(found["score"], "score", _padding_rows(y, padding)) if "score" in found \
+    y = numeric_column(found["label"], "label")
+    s = numeric_column(found["score"], "score", _padding_rows(y, padding)) if "score" in found \
         else _aligned(scores, n, "scores")
     q = found["qid"].to_numpy() if "qid" in found else _aligned(qid, n, "qid")
     q = text_ids(q, path=_WHERE, column=str(found["qid"].name) if "qid" in found else "qid")
@@ -180,14 +180,18 @@ def _optional(frame: pd.DataFrame, value: Any, n: int, role: str,
         return np.asarray(col), str(col.name)
     if isinstance(value, str) or _header_label(frame, value):
         col = find_columns(frame, _WHERE, [(role, value, ())])[0]
-        return (_numeric(col, "weight") if role == "weights" else np.asarray(col)), str(col.name)
+        return (numeric_column(col, "weight") if role == "weights" else np.asarray(col)), str(col.name)
     return _aligned(value, n, role), None
 
 
 def _header_label(frame: pd.DataFrame, value: Any) -> bool:
-    """Whether ``value`` is a tuple that labels a column of a frame with a header of several
-    levels (``qid=("a", "qid")``): it names that column, as ``label=`` and ``score=`` take it,
-    rather than being read as one value per row."""
+    """Whether ``value`` names a column otherwise than as text: an integer that is one of the
+    frame's column names (``pd.read_csv(header=None)`` names them 0, 1, 2; a bool is no name,
+    though ``True == 1``), or a tuple that labels a column of a header of several levels
+    (``qid=("a", "qid")``). It names that column, as ``label=`` and ``score=`` take it, rather
+    than being read as one value per row."""
+    if isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_):
+        return any(value == c and not isinstance(c, bool | np.bool_) for c in frame.columns)
     if not (isinstance(value, tuple) and isinstance(frame.columns, pd.MultiIndex)):
         return False
     levels = frame.columns.nlevels
@@ -220,7 +224,7 @@ def _padding_rows(y: np.ndarray, padding: str) -> np.ndarray | None:
     return mask
 
 
-def _numeric(col: pd.Series, role: str, unread: np.ndarray | None = None) -> np.ndarray:
+def numeric_column(col: pd.Series, role: str, unread: np.ndarray | None = None) -> np.ndarray:
     """float64 values of a label/score column; non-numeric or missing values name their row.
 
     Checked before any arithmetic (:mod:`bench.data.inputs`): a value that is not a real number
