@@ -53,17 +53,39 @@ _TAKEN = frozenset({*FAMILIES, *ALIASES, *(m.name.lower() for m in TREC_EVAL)})
 _ACTIVE: list[bool] = []  # a candidate being parsed: its own error suggests nothing
 
 
+def _torchmetrics() -> dict[str, tuple[str, str, str]]:
+    """torchmetrics' retrieval classes and their functional twins
+    (``torchmetrics/retrieval/*.py``, ``torchmetrics/functional/retrieval/*.py``), each with
+    ``top_k=10``: the ltrbench name of what it computes."""
+    table = (("NormalizedDCG", "normalized_dcg", "ndcg@10"),
+             ("MAP", "average_precision", "map@10"), ("MRR", "reciprocal_rank", "mrr@10"),
+             ("Precision", "precision", "p@10"), ("Recall", "recall", "recall@10"),
+             ("HitRate", "hit_rate", "hits@10"), ("FallOut", "fall_out", "fallout@10"),
+             ("RPrecision", "r_precision", "rprec"), ("AUROC", "auroc", "auc"))
+    out: dict[str, tuple[str, str, str]] = {}
+    for cls, fn, name in table:
+        top = "" if "@" not in name else "top_k=10"
+        out[f"retrieval{cls}".lower()] = (
+            f"torchmetrics' torchmetrics.retrieval.Retrieval{cls}({top}), a class", name,
+            "torchmetrics")
+        out[f"retrieval_{fn}"] = (
+            f"torchmetrics' torchmetrics.functional.retrieval.retrieval_{fn}(preds, target"
+            f"{', top_k=10' if top else ''}), a function", name, "torchmetrics")
+    return out
+
+
 #: Functions of peer libraries typed as metric names (``precision_at_k``, ``ndcg_score``):
 #: ``name -> (what it is, the ltrbench name, the profile that computes it as that library does)``.
 PEER_FUNCTIONS = {
-    "ndcg_score": ("scikit-learn's sklearn.metrics.ndcg_score(y_true, y_score, k=10)", "ndcg@10",
-                   "sklearn"),
-    "dcg_score": ("scikit-learn's sklearn.metrics.dcg_score(y_true, y_score, k=10)", "dcg@10",
-                  "sklearn"),
-    **{f"{m}_at_k": (f"Microsoft Recommenders' python_evaluation.{m}_at_k(..., k=10)", name,
-                     "recommenders")
+    "ndcg_score": ("scikit-learn's sklearn.metrics.ndcg_score(y_true, y_score, k=10), a "
+                   "function", "ndcg@10", "sklearn"),
+    "dcg_score": ("scikit-learn's sklearn.metrics.dcg_score(y_true, y_score, k=10), a "
+                  "function", "dcg@10", "sklearn"),
+    **{f"{m}_at_k": (f"Microsoft Recommenders' python_evaluation.{m}_at_k(..., k=10), a "
+                     "function", name, "recommenders")
        for m, name in (("precision", "Precision@10"), ("recall", "Recall@10"),
                        ("ndcg", "ndcg@10"), ("map", "map@10"))},
+    **_torchmetrics(),
 }
 
 
@@ -75,9 +97,14 @@ def suggest(body: str, parses: Callable[[str], bool]) -> str:
         return ""
     if body.lower() in PEER_FUNCTIONS:
         what, name, profile = PEER_FUNCTIONS[body.lower()]
-        return (f"; {body} is {what}, a function, not a metric name: write {name} with "
+        return (f"; {body} is {what}, not a metric name: write {name} with "
                 f"--profile {profile} (profile={profile!r}) for its value as that library "
                 f"computes it, or {profile}:{name} beside other profiles")
+    persistence = re.fullmatch(r"rbp\.([0-9]+)", body.strip(), flags=re.IGNORECASE)
+    if persistence:  # ranx's rbp.95: persistence 0.95, never rbp@95 (a cutoff, p 0.8)
+        p = f"0.{persistence.group(1)}"
+        return (f"; ranx writes RBP of persistence {p} as {body.strip()} (its 'rbp.p'): "
+                f"ltrbench spells it rbp({p}), rbp({p})@k with a cutoff")
     m = re.match(r"^(?P<base>.*?)(?P<tail>(?:@[0-9]+|[._][0-9.,]+)?)$", body)
     base, tail = (m.group("base"), m.group("tail")) if m else (body, "")
     digits = tail[1:] if tail[:1] in "@._" and tail[1:].isdigit() else ""
