@@ -315,6 +315,35 @@ def test_fall_out_as_the_primary_metric_crowns_the_lowest() -> None:  # [wrong]
     assert c.best == "clean"
 
 
+def test_a_report_over_two_datasets_ranks_fall_out_lowest_first(tmp_path: Path) -> None:
+    """[wrong] ``report`` over a runs folder of two datasets with different metric sets and
+    model counts: each dataset's table from its own run, the fall-out table's best row the
+    lowest fall-out (lightgbm's 0.1, not random's 0.675), the ndcg table's the highest."""
+    import pandas as pd
+    from hostile_kit import write_one_seed_run
+
+    runs = tmp_path / "runs"
+    fall = write_one_seed_run(runs, "20260101-000000-toy-aaaaaa", "toy",
+                              {"lightgbm-lambdarank": [0.1, 0.0, 0.2, 0.1],
+                               "random": [0.6, 0.5, 0.7, 0.9]})
+    for name in ("metrics.csv", "per_query.parquet"):
+        path = fall / name
+        frame = pd.read_csv(path) if name.endswith("csv") else pd.read_parquet(path)
+        frame["metric"] = "fallout@10"
+        (frame.to_csv(path, index=False) if name.endswith("csv") else frame.to_parquet(path))
+    write_one_seed_run(runs, "20260101-000000-other-bbbbbb", "other",
+                       {"lightgbm-lambdarank": [0.5, 0.7], "random": [0.1, 0.3],
+                        "mine": [0.9, 0.8]})
+    res = cli(tmp_path, "report", "--runs", str(runs), "--out", str(tmp_path / "o"),
+              "--no-plots", "--format", "json")
+    assert res.status == 0, res.err
+    tables = {t["dataset"]: t for t in json.loads(res.out[res.out.index("{"):])["tables"]}
+    assert tables["toy"]["best_model"] == "lightgbm-lambdarank"
+    assert tables["other"]["best_model"] == "mine"
+    assert len(tables["other"]["rows"]) == 3
+    assert len(tables["toy"]["rows"]) == 2
+
+
 # ========================================================================== names: peer tools
 @pytest.mark.parametrize("name", ["Judged@2", "SetAP(rel=2)", "NumRelRet(rel=2)", "IPrec@0.5",
                                   "Success(rel=2)@10", "nDCG(judged_only=True)@10",
@@ -504,6 +533,7 @@ CLASSES = {
     "test_a_third_worse_run_leaves_the_unadjusted_p_values_unchanged": "wrong",
     "test_the_randomization_seed_is_said_and_repeats": "wrong",
     "test_fall_out_as_the_primary_metric_crowns_the_lowest": "wrong",
+    "test_a_report_over_two_datasets_ranks_fall_out_lowest_first": "wrong",
     "test_listed_ir_measures_spellings_equal_ir_measures": "wrong",
     "test_dotted_trec_eval_lists_under_minus_c_equal_pytrec_eval": "wrong",
     "test_ranx_spellings_under_profile_ranx_equal_ranx": "wrong",
