@@ -440,6 +440,28 @@ def test_ranxs_persistence_spelling_is_never_suggested_as_a_cutoff() -> None:  #
     assert "rbp@5" not in str(exc), exc
 
 
+@pytest.mark.parametrize(("typed", "want"), [("RBP_0.95@10", "rbp(0.95)@10"),
+                                             ("rbp_0.7", "rbp(0.7)")])
+def test_a_typed_persistence_is_kept_by_the_suggestion(typed: str, want: str) -> None:
+    """[unclear] ``RBP_0.95@10`` was answered 'did you mean rbp@10?', RBP of persistence 0.8:
+    another number. The answer keeps the persistence typed."""
+    _, exc = call(lambda: evaluate_trec(Q, A, metrics=[typed]))
+    _refused(exc, want)
+    assert "rbp@10?" not in str(exc), exc
+
+
+@pytest.mark.parametrize(("typed", "want"), [("precision_at_5", "Precision@5"),
+                                             ("ndcg_at_3", "ndcg@3")])
+def test_a_peer_function_with_its_cutoff_is_answered_with_that_cutoff(typed: str, want: str
+                                                                      ) -> None:  # [unclear]
+    """MS Recommenders' ``precision_at_k`` written with its k (``precision_at_5``) was answered
+    'did you mean precision_ia@5', intent-aware precision: it is Recommenders' function, whose
+    value ``Precision@5 --profile recommenders`` gives."""
+    _, exc = call(lambda: evaluate_trec(Q, A, metrics=[typed]))
+    _refused(exc, want, "recommenders")
+    assert "did you mean precision_ia" not in str(exc), exc
+
+
 @pytest.mark.parametrize(("typed", "name"), [("RetrievalNormalizedDCG", "ndcg@"),
                                              ("RetrievalMAP", "map"),
                                              ("retrieval_hit_rate", "hits@")])
@@ -543,6 +565,8 @@ CLASSES = {
     "test_ir_measures_rbp_without_rel_is_not_binary_rbp_under_its_name": "wrong",
     "test_ranxs_persistence_spelling_is_never_suggested_as_a_cutoff": "unclear",
     "test_torchmetrics_names_are_answered_with_the_name_and_profile": "unclear",
+    "test_a_typed_persistence_is_kept_by_the_suggestion": "unclear",
+    "test_a_peer_function_with_its_cutoff_is_answered_with_that_cutoff": "unclear",
     "test_a_ranx_burges_name_under_another_tools_profile_is_refused_saying_how": "unclear",
     "test_reconcile_refuses_a_metric_that_names_its_own_profile": "wrong",
     "test_crosscheck_arrays_refuses_a_qualified_metric": "wrong",
