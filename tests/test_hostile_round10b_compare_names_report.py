@@ -49,6 +49,7 @@ from hostile_kit import api_refused, call, cli, refused
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bench.errors import ConfigError
 from bench.metrics import evaluate, evaluate_trec
 from bench.report.compare_runs import compare_runs
 
@@ -126,7 +127,9 @@ def test_ranx_names_are_read_as_ranx_computes_them() -> None:
 
 def test_ranx_burges_names_keep_the_users_spelling_and_name_their_profile() -> None:
     ref = _ranx(["ndcg_burges@3", "ndcg_burges@2"])
-    for profile in (None, "trec_eval"):
+    # under another tool's profile (trec_eval) the name is refused, naming ranx:ndcg_burges@k
+    # (README; round 23): ranx's own profile keeps it
+    for profile in (None, "ranx"):
         got = _quiet(evaluate_trec, QRELS, RUN, metrics="ndcg_burges@3,2", profile=profile)
         assert got.metrics == pytest.approx(ref, abs=1e-12)
         assert got.metric_profiles == {k: "ranx-burges" for k in ref}
@@ -296,13 +299,17 @@ def test_a_profile_with_two_missing_rules_compares_on_one_query_set() -> None:
     # recall_at_k leaves it out. A lacks u3: the comparison kept u3 for ndcg@2 and dropped it
     # from recall@2 alone (3 "common queries"), under a note saying such a query is dropped
     # from all. Now u3 leaves every metric (hand arithmetic over u1, u2), or, with
-    # missing='zero', scores 0 in every metric.
+    # missing='zero', scores 0 in every metric. Round 23: left to the profile, the two rules are
+    # refused as two profiles' are (adding recall@2 changed ndcg@2's number): missing= chooses.
     q = {"u1": {"a": 1, "b": 1}, "u2": {"d": 1}, "u3": {"e": 1}}
     a = {"u1": {"a": 2.0, "x": 1.0}, "u2": {"d": 1.0}}
     b = {"u1": {"x": 2.0, "a": 1.0}, "u2": {"z": 1.0}, "u3": {"e": 1.0}}
     idcg = 1 + 1 / math.log2(3)
-    r = _quiet(compare_runs, q, {"A": a, "B": b}, metrics="ndcg@2 recall@2",
+    with pytest.raises(ConfigError, match="--missing"):
+        _quiet(compare_runs, q, {"A": a, "B": b}, metrics="ndcg@2 recall@2",
                profile="recommenders")
+    r = _quiet(compare_runs, q, {"A": a, "B": b}, metrics="ndcg@2 recall@2",
+               profile="recommenders", missing="drop")
     assert (r.as_dict()["n_queries"], r.as_dict()["dropped"]) == (2, ["u3"])
     assert r.mean["ndcg@2"] == pytest.approx([(1 / idcg + 1) / 2, (1 / math.log2(3) / idcg) / 2])
     assert r.mean["recall@2"] == pytest.approx([(1 / 2 + 1) / 2, (1 / 2 + 0) / 2])

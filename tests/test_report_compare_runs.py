@@ -104,7 +104,7 @@ def test_to_frame_has_one_row_per_run_with_the_tests_of_the_primary_metric() -> 
                                   "mrr ci_high", "best", "tied_with_best", "p_randomization",
                                   "p_randomization_holm", "p_t", "p_t_holm", "n_queries",
                                   "p@2 profile", "mrr profile", "missing", "n_dropped", "dropped",
-                                  "n_left_out"]
+                                  "n_left_out", "no_value"]
     assert f["p@2 profile"].tolist() == ["trec_eval"] * 3
     assert f["best"].tolist() == [True, False, False]
     assert f["p_randomization"].tolist()[1:] == [0.5, 1.0]

@@ -36,6 +36,7 @@ from bench.metrics.reconcile import (
     ProfileLike,
     Reconciliation,
     mean_defined,
+    one_metric,
     per_query_values,
     per_query_weighted,
     reconcile,
@@ -248,6 +249,7 @@ def crosscheck_arrays(
     if library_profile is None:  # the profile its record names (a profile name otherwise)
         library_profile = LIBRARIES[library].profile if library in LIBRARIES else library
     lib_prof, ref_metric = builtin_profile(resolve_profile(library_profile), metric, label_gain)
+    one_metric(ref_metric, evaluate)  # ltrbench:ndcg@10 was the reference of LightGBM's value
     w = None if weights is None else np.asarray(weights, dtype=np.float64)
     reference = _reference(y, s, off, metric=ref_metric, profile=lib_prof, evaluate=evaluate,
                            weights=w)

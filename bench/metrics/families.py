@@ -229,7 +229,7 @@ def metric_header(metric: str) -> str:
 
 def best_is_lowest(metric: str) -> bool:
     """True when the best value of ``metric`` (a canonical name) is its lowest: ARP, a mean rank,
-    and the pointwise errors RMSE and MAE (``Family.lower_is_better``); leaderboards, fold
+    fall-out, and the pointwise errors RMSE and MAE (``Family.lower_is_better``); leaderboards, fold
     tables and run comparisons order and test such a metric that way."""
     known = FAMILIES.get(split_name(metric)[0])
     return bool(known and known.lower_is_better)

@@ -158,7 +158,7 @@ class Family:
             ``mean="documents"``; ``None``, or a return of ``None``: the query weights
             (``documents``: the document counts).
         lower_is_better: True for the families whose best value is the lowest (ARP: a rank;
-            RMSE, MAE: errors);
+            RMSE, MAE: errors; fall-out: the non-relevant share retrieved);
             a run comparison picks its best run by it.
         unit_interval: every per-query value lies in [0, 1] whatever the profile, the labels
             (gains are never negative in a run) or the cutoff: a run holding a value outside

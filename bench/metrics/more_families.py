@@ -178,7 +178,7 @@ def more_families() -> dict[str, Family]:
         Family("fallout", "Fallout", "fall-out: judged non-relevant documents in the top k "
                "divided by all judged non-relevant documents", ("fall", "nonrel"),
                lambda q: q.ratio(q.comp["fall"], q.comp["nonrel"]), blank_when="no_nonrelevant",
-               normalised=True, aliases=("fall_out",), unit_interval=True),
+               normalised=True, aliases=("fall_out",), unit_interval=True, lower_is_better=True),
         Family("rprec_mult", "Rprec_mult", "precision at rank floor(x R + 0.9), a multiple x of R "
                "(trec_eval Rprec_mult)", ("rprec_mult",), _rprec_mult, normalised=True,
                cutoff=False, param=_MULTIPLE),

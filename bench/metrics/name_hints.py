@@ -53,17 +53,39 @@ _TAKEN = frozenset({*FAMILIES, *ALIASES, *(m.name.lower() for m in TREC_EVAL)})
 _ACTIVE: list[bool] = []  # a candidate being parsed: its own error suggests nothing
 
 
+def _torchmetrics() -> dict[str, tuple[str, str, str]]:
+    """torchmetrics' retrieval classes and their functional twins
+    (``torchmetrics/retrieval/*.py``, ``torchmetrics/functional/retrieval/*.py``), each with
+    ``top_k=10``: the ltrbench name of what it computes."""
+    table = (("NormalizedDCG", "normalized_dcg", "ndcg@10"),
+             ("MAP", "average_precision", "map@10"), ("MRR", "reciprocal_rank", "mrr@10"),
+             ("Precision", "precision", "p@10"), ("Recall", "recall", "recall@10"),
+             ("HitRate", "hit_rate", "hits@10"), ("FallOut", "fall_out", "fallout@10"),
+             ("RPrecision", "r_precision", "rprec"), ("AUROC", "auroc", "auc"))
+    out: dict[str, tuple[str, str, str]] = {}
+    for cls, fn, name in table:
+        top = "" if "@" not in name else "top_k=10"
+        out[f"retrieval{cls}".lower()] = (
+            f"torchmetrics' torchmetrics.retrieval.Retrieval{cls}({top}), a class", name,
+            "torchmetrics")
+        out[f"retrieval_{fn}"] = (
+            f"torchmetrics' torchmetrics.functional.retrieval.retrieval_{fn}(preds, target"
+            f"{', top_k=10' if top else ''}), a function", name, "torchmetrics")
+    return out
+
+
 #: Functions of peer libraries typed as metric names (``precision_at_k``, ``ndcg_score``):
 #: ``name -> (what it is, the ltrbench name, the profile that computes it as that library does)``.
 PEER_FUNCTIONS = {
-    "ndcg_score": ("scikit-learn's sklearn.metrics.ndcg_score(y_true, y_score, k=10)", "ndcg@10",
-                   "sklearn"),
-    "dcg_score": ("scikit-learn's sklearn.metrics.dcg_score(y_true, y_score, k=10)", "dcg@10",
-                  "sklearn"),
-    **{f"{m}_at_k": (f"Microsoft Recommenders' python_evaluation.{m}_at_k(..., k=10)", name,
-                     "recommenders")
+    "ndcg_score": ("scikit-learn's sklearn.metrics.ndcg_score(y_true, y_score, k=10), a "
+                   "function", "ndcg@10", "sklearn"),
+    "dcg_score": ("scikit-learn's sklearn.metrics.dcg_score(y_true, y_score, k=10), a "
+                  "function", "dcg@10", "sklearn"),
+    **{f"{m}_at_k": (f"Microsoft Recommenders' python_evaluation.{m}_at_k(..., k=10), a "
+                     "function", name, "recommenders")
        for m, name in (("precision", "Precision@10"), ("recall", "Recall@10"),
                        ("ndcg", "ndcg@10"), ("map", "map@10"))},
+    **_torchmetrics(),
 }
 
 
@@ -73,15 +95,15 @@ def suggest(body: str, parses: Callable[[str], bool]) -> str:
     and profile that compute it."""
     if _ACTIVE:
         return ""
-    if body.lower() in PEER_FUNCTIONS:
-        what, name, profile = PEER_FUNCTIONS[body.lower()]
-        return (f"; {body} is {what}, a function, not a metric name: write {name} with "
-                f"--profile {profile} (profile={profile!r}) for its value as that library "
-                f"computes it, or {profile}:{name} beside other profiles")
+    hint = _peer_hint(body.strip())
+    if hint:
+        return hint
     m = re.match(r"^(?P<base>.*?)(?P<tail>(?:@[0-9]+|[._][0-9.,]+)?)$", body)
     base, tail = (m.group("base"), m.group("tail")) if m else (body, "")
     digits = tail[1:] if tail[:1] in "@._" and tail[1:].isdigit() else ""
     tails = tuple(dict.fromkeys((tail, *((f"@{digits}", f"_{digits}") if digits else ()))))
+    # a parameter typed (0.95) is kept by every suggestion: RBP_0.95@10 is no rbp@10 (p 0.8)
+    params = [x for x in re.findall(r"[0-9]*\.[0-9]+", body) if not tail.endswith(x)]
     pool: dict[str, str] = {}
     for n in (*FAMILIES, *ALIASES, *peer_names()):
         pool.setdefault(n.lower(), n)
@@ -90,7 +112,8 @@ def suggest(body: str, parses: Callable[[str], bool]) -> str:
     try:
         for close in difflib.get_close_matches(base.lower(), list(pool), n=8, cutoff=0.6):
             found = next((pool[close] + t for t in tails if pool[close] + t != body
-                          and pool[close] + t not in out and parses(pool[close] + t)), None)
+                          and pool[close] + t not in out and parses(pool[close] + t)
+                          and all(x in pool[close] + t for x in params)), None)
             if found is not None:
                 out.append(found)
             if len(out) == 3:
@@ -98,6 +121,33 @@ def suggest(body: str, parses: Callable[[str], bool]) -> str:
     finally:
         _ACTIVE.pop()
     return f"; did you mean {', '.join(out)}?" if out else ""
+
+
+def _peer_hint(body: str) -> str | None:
+    """What a peer's own spelling is in ltrbench, where the grammar reads none: a function
+    (:data:`PEER_FUNCTIONS`; ``precision_at_10`` as ``precision_at_k`` with k = 10, which
+    difflib answered with the intent-aware ``precision_ia@10``) or an RBP persistence written
+    after a dot or underscore (ranx's ``rbp.95``, ``RBP_0.8@10``: never ``rbp@95``)."""
+    at = re.fullmatch(r"(?P<f>[A-Za-z_]+)_at_(?P<k>[0-9]+)", body)
+    key = f"{at['f'].lower()}_at_k" if at else body.lower()
+    if key in PEER_FUNCTIONS:
+        what, name, profile = PEER_FUNCTIONS[key]
+        if at:
+            what, name = what.replace("k=10", f"k={at['k']}"), re.sub(r"@[0-9]+$",
+                                                                        f"@{at['k']}", name)
+        return (f"; {body} is {what}, not a metric name: write {name} with "
+                f"--profile {profile} (profile={profile!r}) for its value as that library "
+                f"computes it, or {profile}:{name} beside other profiles"
+                + (f"; did you mean {name}?" if at else ""))
+    rbp = re.fullmatch(r"rbp(?:\.|_)(?P<p>0?\.[0-9]+|[0-9]+)(?P<cut>@[0-9]+)?", body,
+                       flags=re.IGNORECASE)
+    if rbp is None:
+        return None
+    p = rbp["p"] if "." in rbp["p"] else f"0.{rbp['p']}"  # ranx's rbp.95: persistence 0.95
+    p = p if p.startswith("0") else f"0{p}"
+    cut = rbp["cut"] or ""
+    return (f"; {body} reads as RBP of persistence {p} (ranx writes it rbp.p): ltrbench "
+            f"spells it rbp({p}){cut}" + ("" if cut else f", rbp({p})@k with a cutoff"))
 
 
 def refuse_not_one_name(token: str, body: str) -> None:

@@ -473,9 +473,9 @@ def _ir_family(measure: PeerMeasure, params: dict[str, object], recall: float | 
     param: float | None = None
     if measure.name == "RBP":
         if "rel" not in params:
-            raise ConfigError("ir_measures RBP without rel= is graded RBP (cwl_eval), which "
-                              "ltrbench does not compute; write RBP(rel=1) for binary RBP "
-                              "(Moffat & Zobel 2008)")
+            raise ConfigError("ir_measures RBP without rel= is graded RBP (its trectools "
+                              "provider; cwl_eval requires rel=), which ltrbench does not "
+                              "compute; write RBP(rel=1) for binary RBP (Moffat & Zobel 2008)")
         p = params.get("p", fam.param.default if fam.param else None)
         if isinstance(p, bool) or not isinstance(p, int | float):
             raise ConfigError(f"ir_measures RBP(p=...) is a number in (0, 1), got {p!r}")

@@ -121,6 +121,7 @@ def resolve(specs: Sequence[MetricSpec], call: Profile, *, explicit: bool) -> li
         return specs
     out: list[MetricSpec] = []
     for spec in specs:
+        _refuse_other_ranx(spec, call)
         if spec.explicit or spec.grammar not in FAMILY_PROFILES or spec.profile is None:
             out.append(spec)
             continue
@@ -147,6 +148,21 @@ def resolve(specs: Sequence[MetricSpec], call: Profile, *, explicit: bool) -> li
             f"{spec.profile}:{spec.key} for {spec.grammar}'s value beside the others, or "
             f"{plain} for its value under {call.name!r}")
     return out
+
+
+def _refuse_other_ranx(spec: MetricSpec, call: Profile) -> None:
+    """A ConfigError for a ranx spelling that carries its own profile (``ndcg_burges@10``:
+    ``ranx-burges``) under an explicit profile of another tool: it was computed under
+    ``ranx-burges`` beside the call's ``lightgbm`` (README: a name of another tool under
+    another profile is refused with the ``PROFILE:NAME`` that asks for it)."""
+    if spec.grammar != "ranx" or spec.profile is None or spec.explicit or \
+            _base_name(call) in ("ranx", "ranx-burges"):
+        return
+    plain = spec.family if spec.k is None else f"{spec.family}@{spec.k}"
+    raise ConfigError(
+        f"{spec.key} is a ranx name: ranx computes it as profile {spec.profile!r} does, not as "
+        f"the profile {call.name!r} given for this call; write ranx:{spec.key} for ranx's "
+        f"value beside the others, or {plain} for its value under {call.name!r}")
 
 
 #: A profile's own tool's spellings of its metrics that are also ir_measures' (``profile ->
@@ -289,6 +305,14 @@ def refuse_homonyms(specs: Sequence[MetricSpec], call: Profile, *, rows: bool = 
         for (profiles, spelling), why in HOMONYMS.items():
             if profile in profiles and stem == spelling and (not rows or stem in ROW_HOMONYMS):
                 raise ConfigError(f"{spec.key} under profile {profile!r}: {why}")
+        if not rows and profile in FAMILY_PROFILES["trec_eval"] and \
+                re.fullmatch(r"RBP(@[0-9]+)?", body.strip()):
+            cut = body.strip()[3:]
+            raise ConfigError(
+                f"{spec.key} under profile {profile!r}: ir_measures spells its graded RBP so (no "
+                "rel=: its trectools provider, binary_topical_relevance=False), which ltrbench "
+                f"does not compute, and trec_eval has no RBP; write RBP(rel=1){cut} for "
+                f"ir_measures' binary RBP, or rbp{cut} for ltrbench's under the call's profile")
 
 
 def spec_profile(spec: MetricSpec, call: Profile) -> Profile:

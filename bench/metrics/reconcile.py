@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from bench.errors import DataError, LtrbenchError
+from bench.errors import ConfigError, DataError, LtrbenchError
 from bench.metrics.evaluate import evaluate as reference_evaluate
 from bench.metrics.families import FAMILIES, PRIMARY_METRIC
 from bench.metrics.profiles import DEFAULT_PROFILE, Profile, get_profile
@@ -75,6 +75,33 @@ def resolve_profile(profile: ProfileLike) -> Profile:
     :func:`~bench.metrics.get_profile`, so a duck-typed profile with its own ``evaluate``, as the
     cross-check tests' slow reference uses, passes through)."""
     return get_profile(profile) if isinstance(profile, str) else profile
+
+
+def one_metric(metric: str, evaluate: Evaluate | None = None) -> None:
+    """A :class:`ConfigError` unless ``metric`` is one name the walk can explain: several
+    (``ndcg@1,10``, ``"ndcg@10 map"``) raised ``KeyError`` deep in the walk, and a name that
+    carries its own profile (``lightgbm:ndcg@10``) pins that profile on both sides of the walk,
+    so the gap read 0, "explained", where the two profiles differ. A name the grammar does not
+    read is left to a duck-typed ``evaluate`` (its own metric names); without one, refused."""
+    from bench.metrics.names import parse_metrics
+
+    try:
+        specs = parse_metrics(metric)
+    except LtrbenchError:
+        if evaluate is None:
+            raise
+        return
+    if len(specs) != 1:
+        raise ConfigError(f"metric {metric!r}: the gap between two profiles is explained for one "
+                          f"metric, this names {len(specs)} ({', '.join(s.key for s in specs)}): "
+                          "reconcile each one")
+    (spec,) = specs
+    if spec.explicit:
+        bare = spec.key.partition(":")[2].strip() or spec.key
+        raise ConfigError(f"metric {metric!r} names its own profile, which would be computed on "
+                          "both sides of the walk (a gap of 0 between the library's and the "
+                          f"default profile); give the bare name ({bare!r}) and the two profiles "
+                          "as library_profile and default_profile")
 
 
 def per_query_values(
@@ -281,6 +308,7 @@ def reconcile(
     the query id per group (default: 0..n_queries-1), ``weights`` one weight per query (or
     ``None``). Profiles are names or Profile instances.
     """
+    one_metric(metric, evaluate)
     lib = resolve_profile(library_profile)
     dflt = resolve_profile(default_profile)
     off = np.asarray(offsets, dtype=np.int64)

@@ -77,9 +77,11 @@ def check_names(names: list[str]) -> None:
     label = "label the run differently (on the command line: --run NAME=PATH)"
     seen: dict[str, str] = {}
     for name in names:
-        if name in RESERVED_NAMES:
+        # 'qid ', full-width 'ｑｉｄ': the column 'qid' again once trimmed and folded
+        if name in RESERVED_NAMES or skeleton(name).strip() in RESERVED_NAMES:
             raise ConfigError(f"run name {name!r} is a column of the per-query file "
-                              f"({', '.join(RESERVED_NAMES)}): {label}")
+                              f"({', '.join(RESERVED_NAMES)}), or reads as one once blanks "
+                              f"are trimmed and full-width letters folded: {label}")
         control = next((c for c in name if not c.isprintable() and c != " "), None)
         if control is not None:
             raise ConfigError(f"run names must be printable text: {name!r} holds an invisible "

@@ -163,7 +163,8 @@ class RunComparison:
         ``p_randomization_holm``, ``p_t``, ``p_t_holm``; NaN for the best run) and ``n_queries``
         (the queries the test used); then per metric ``<metric> profile`` (the profile it was
         computed under), ``missing`` (the query rule), ``n_dropped`` and ``dropped`` (the
-        first dropped query ids, the same in every row), ``n_left_out`` (this run's)."""
+        first dropped query ids, the same in every row), ``n_left_out`` (this run's) and
+        ``no_value`` (per metric, the common queries left out of it: :meth:`no_value_text`)."""
         cols: dict[str, Any] = {"run": self.names}
         for m in self.metrics:
             cols[m] = self.mean[m]
@@ -178,8 +179,16 @@ class RunComparison:
             cols[f"{m} profile"] = self.metric_profiles[m]
         cols.update(missing=self.missing, n_dropped=len(self.dropped),
                     dropped=self.dropped_text(),
-                    n_left_out=[len(self.left_out[n]) for n in self.names])
+                    n_left_out=[len(self.left_out[n]) for n in self.names],
+                    no_value=self.no_value_text())
         return pd.DataFrame(cols)
+
+    def no_value_text(self) -> str:
+        """``"ndcg@10: 2 (q7, ...)"`` per metric with common queries left out of it for every
+        run (:attr:`no_value`), ``"; "``-joined; ``""`` when none: the CSV said only the
+        dropped queries, its means over fewer queries than the common ones without a word."""
+        return "; ".join(f"{m}: {len(ids)} ({self.dropped_text(ids)})"
+                         for m, ids in self.no_value.items())
 
     def per_query_frame(self) -> pd.DataFrame:
         """Long table of the compared values: ``qid``, ``metric``, ``profile`` (the metric's),
@@ -279,8 +288,10 @@ def compare_runs(
     tables, scored, metric_profiles, answered, said = _evaluate_runs(loaded, runs, metrics,
                                                                      given, keys)
     names = list(tables)
-    check_rules(keys, [spec_profile(s, call).missing for s in specs], [s.explicit for s in specs],
-                missing, mode, names, scored, answered, metric_profiles)
+    # each metric's own rule: recommenders scores a missing user 0 in ndcg only
+    check_rules(keys, [spec_profile(s, call).missing_for(s.family) for s in specs],
+                [s.explicit for s in specs], missing, mode, names, scored, answered,
+                metric_profiles)
     every, common_set = _common_queries(scored, answered, missing)
     common = np.asarray(sorted(common_set), dtype=str)
     mode = _rule_applied(mode, missing, common_set, answered)
