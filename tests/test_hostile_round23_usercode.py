@@ -163,7 +163,8 @@ def test_an_option_over_the_files_seeds_is_said_on_stderr(tmp_path: Path) -> Non
                                 "--seeds", "5")
     assert config.seeds == (5,)
     line = next((x for x in err.splitlines() if "--seeds" in x), "")
-    assert "seeds" in line and "[0, 1]" in line and "[5]" in line and "c.toml" in line, err
+    for word in ("seeds", "[0, 1]", "[5]", "c.toml"):
+        assert word in line, (word, err)
 
 
 def test_an_option_over_the_files_n_trees_is_said_on_stderr(tmp_path: Path) -> None:
@@ -172,7 +173,8 @@ def test_an_option_over_the_files_n_trees_is_said_on_stderr(tmp_path: Path) -> N
                                 "--n-trees", "3")
     assert config.params.n_trees == 3
     line = next((x for x in err.splitlines() if "--n-trees" in x), "")
-    assert "n_trees" in line and "20" in line and "3" in line, err
+    for word in ("n_trees", "20", "3"):
+        assert word in line, (word, err)
 
 
 def test_an_option_equal_to_the_file_says_nothing(tmp_path: Path) -> None:
@@ -273,7 +275,9 @@ def test_signed_zeros_are_one_tied_score_and_warned() -> None:
     from bench.runners.custom_checks import tied_scores
 
     said = tied_scores(_scores("SignedZeros"), np.array([0, 5, 10, 15, 20]), "test", WHERE)
-    assert said is not None and "same score" in said and WHERE in said
+    assert said is not None
+    assert "same score" in said
+    assert WHERE in said
 
 
 def test_sys_exit_with_text_in_predict_is_a_failure_naming_the_model() -> None:

@@ -113,7 +113,31 @@ def config_from_args(args: argparse.Namespace, *,
     over = _over_file(config, new, changes) if changes else {}
     if args.quick and read_toml(path).get("quick") is not True:  # --quick won over the file
         over["quick"] = {"option": "--quick", "file": False, "used": True}
+    _say_over_file(args.config, over)
     return new.noted({"path": str(path), "options_over_file": over})
+
+
+def _say_over_file(config: str, over: dict[str, Any]) -> None:
+    """One stderr line for each config key an option won over: ``--seeds 5`` over ``seeds =
+    [0, 1]`` trained seed 5 only, and only the manifest's ``config_file`` said so."""
+    import json
+
+    from bench.streams import say
+
+    def toml(value: Any) -> str:  # one line, as a config file spells it
+        if value is None:
+            return "(not set)"
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, list | tuple):
+            return "[" + ", ".join(map(toml, value)) + "]"
+        return json.dumps(value) if isinstance(value, str) else repr(value)
+
+    for key, v in over.items():
+        table, _, name = key.rpartition(".")
+        shown = f"[{table}] {name}" if table else name
+        say(f"note: {v['option']} overrides {shown} = {toml(v['file'])} of {config}; the run "
+            f"uses {shown} = {toml(v['used'])} (recorded in the manifest's config_file)")
 
 
 def _file_dataset(dataset: str, path: Path) -> None:
