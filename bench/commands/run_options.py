@@ -9,6 +9,7 @@ runs.
 from __future__ import annotations
 
 import argparse
+import contextlib
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -106,7 +107,7 @@ def config_from_args(args: argparse.Namespace, *,
     path = resolve_config_path(args.config)
     config = RunConfig.load(path, quick=args.quick)  # the file checked under quick's caps
     changes = {k: v for k, v in _option_changes(config, args, models).items()
-               if getattr(config, k) != v}
+               if _as_held(config, k) != v}
     new = replace(config, **changes) if changes else config  # checked again only if changed
     if "dataset" not in changes and getattr(args, "resume", None) in (None, False):
         _file_dataset(new.dataset, path)
@@ -138,6 +139,19 @@ def _say_over_file(config: str, over: dict[str, Any]) -> None:
         shown = f"[{table}] {name}" if table else name
         say(f"note: {v['option']} overrides {shown} = {toml(v['file'])} of {config}; the run "
             f"uses {shown} = {toml(v['used'])} (recorded in the manifest's config_file)")
+
+
+def _as_held(config: RunConfig, key: str) -> Any:
+    """``config``'s value of ``key`` as an option's value is held: a file's ``dataset =
+    "./letor"`` is ``--dataset ./letor``'s ``letor`` (else the option was said, and recorded,
+    as overriding the file with the same folder)."""
+    value = getattr(config, key)
+    if key == "dataset":
+        from bench.datasets.catalogue import canonical_dataset, tidy_folder
+
+        with contextlib.suppress(Exception):  # a value the option's path would refuse: as is
+            return tidy_folder(canonical_dataset(value))
+    return value
 
 
 def _file_dataset(dataset: str, path: Path) -> None:
