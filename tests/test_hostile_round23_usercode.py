@@ -252,6 +252,45 @@ def test_a_wrong_shape_is_refused_naming_the_key_and_what_was_expected(
     _refused(_load_error(tmp_path, body), *words)
 
 
+@pytest.mark.parametrize(("body", "words", "never"), [
+    # unclear error: "unknown config key eta; valid: als, cache, ..." named no closest key
+    ("eta = 0.3\n", ("eta", "learning_rate", "[params]"), ()),
+    ("early_stopping_round = 5\n", ("early_stopping_rounds", "[params]"),
+     ("early_stopping_split",)),
+    ("n_jobs = 2\n", ("n_jobs", "n_threads"), ()),
+    # unclear error: LightGBM's "did you mean 'num_iterations'?" sent the user to a name the
+    # config refuses beside n_trees
+    ("[params.lightgbm]\nn_trees = 5\n", ("[params] lightgbm n_trees", "ltrbench's own",
+                                          "[params]"), ("num_iterations",)),
+    ("[model_params.xgboost-ndcg.xgboost]\ncolsample = 0.5\n", ("colsample", "ltrbench's own"),
+     ()),
+])
+def test_a_parameter_one_table_off_names_the_table_it_belongs_in(
+        tmp_path: Path, body: str, words: tuple[str, ...], never: tuple[str, ...]) -> None:
+    msg = _load_error(tmp_path, body)
+    _refused(msg, *words)
+    for word in never:
+        assert word not in msg, (word, msg)
+
+
+@pytest.mark.parametrize(("options", "words"), [
+    # unclear error: each was "unknown config key ...; valid: ..." without a closest name
+    ({"threads": 2}, ("threads", "--threads", "n_threads")),
+    ({"config": "run.toml"}, ("config", "--config", "RunConfig.load")),
+    ({"out": "results"}, ("out", "out_dir")),
+    ({"params": {"lightgbm-lambdarank": {"n_trees": 5}}},
+     ("lightgbm-lambdarank", "model_params")),
+])
+def test_a_python_argument_one_door_off_names_the_door(options: dict[str, Any],
+                                                       words: tuple[str, ...]) -> None:
+    import bench.benchmark
+
+    with pytest.raises(ConfigError) as caught:
+        bench.benchmark.run("synthetic", models=["lightgbm"], quick=True, **options)
+    for word in words:
+        assert word in str(caught.value), (word, str(caught.value))
+
+
 def test_a_toml_hex_integer_is_the_number_toml_reads(tmp_path: Path) -> None:
     # silently wrong number (guard): TOML 1.0 spells 16 as 0x10; nothing else is read into it
     path = tmp_path / "run.toml"
