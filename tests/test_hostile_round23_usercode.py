@@ -10,7 +10,13 @@ What such an engineer tries, and what each case expects (the oracle in brackets)
   recorded 0.1) [refused, naming the file, both keys and what is expected]; an option given
   over the file (``--seeds 5`` over ``seeds = [0, 1]``, ``--n-trees 3`` over ``n_trees = 20``):
   recorded in the manifest but not said [one line on stderr naming the option, the key, the
-  file's value and the one used]; library spellings and owned keys in raw tables, table names
+  file's value and the one used]; the file's own ``dataset = "./letor"`` given again as
+  ``--dataset ./letor`` [no override, said or recorded]; a factory reference as a model name
+  (``--models mypkg.rankers:MyRanker``, ``models=[...]`` from Python) [refused, saying how to
+  declare it]; a key one table off (``eta`` / ``n_jobs`` at the top, ``n_trees`` inside
+  ``[params.lightgbm]``, a model's name in ``[params]``, ``threads=`` / ``out=`` / ``config=``
+  given to ``bench.benchmark.run``) [refused, naming where it belongs, never LightGBM's "did you
+  mean 'num_iterations'?"]; library spellings and owned keys in raw tables, table names
   in another case, TOML's hex integers, dates and mixed arrays, seed ranges [refused naming
   the key and what is expected, or read as TOML reads them] (guards);
 - **rankers:** odd outputs of ``predict`` (``np.matrix``, complex, timedelta, structured,

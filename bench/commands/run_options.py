@@ -112,15 +112,17 @@ def config_from_args(args: argparse.Namespace, *,
     if "dataset" not in changes and getattr(args, "resume", None) in (None, False):
         _file_dataset(new.dataset, path)
     over = _over_file(config, new, changes) if changes else {}
-    if args.quick and read_toml(path).get("quick") is not True:  # --quick won over the file
+    doc = read_toml(path)
+    if args.quick and doc.get("quick") is not True:  # --quick won over the file
         over["quick"] = {"option": "--quick", "file": False, "used": True}
-    _say_over_file(args.config, over)
+    _say_over_file(args.config, over, doc)
     return new.noted({"path": str(path), "options_over_file": over})
 
 
-def _say_over_file(config: str, over: dict[str, Any]) -> None:
-    """One stderr line for each config key an option won over: ``--seeds 5`` over ``seeds =
-    [0, 1]`` trained seed 5 only, and only the manifest's ``config_file`` said so."""
+def _say_over_file(config: str, over: dict[str, Any], doc: dict[str, Any]) -> None:
+    """One stderr line for each key the file ``doc`` sets that an option won over: ``--seeds 5``
+    over ``seeds = [0, 1]`` trained seed 5 only, and only the manifest's ``config_file`` said
+    so. A key the file leaves out is the default's, which the option replaces without a word."""
     import json
 
     from bench.streams import say
@@ -136,6 +138,8 @@ def _say_over_file(config: str, over: dict[str, Any]) -> None:
 
     for key, v in over.items():
         table, _, name = key.rpartition(".")
+        if name not in (doc.get(table, {}) if table else doc):
+            continue
         shown = f"[{table}] {name}" if table else name
         say(f"note: {v['option']} overrides {shown} = {toml(v['file'])} of {config}; the run "
             f"uses {shown} = {toml(v['used'])} (recorded in the manifest's config_file)")
