@@ -189,6 +189,14 @@ def test_an_option_equal_to_the_file_says_nothing(tmp_path: Path) -> None:
     assert "seeds" not in err, err
 
 
+def test_an_option_over_a_default_the_file_leaves_out_says_nothing(tmp_path: Path) -> None:
+    # unclear error (guard): "--seeds overrides seeds = [0, 1, 2] of c.toml" for a file without
+    # seeds would blame the file for a default
+    config, err = _options_over(tmp_path, 'models = ["random"]\n', "--seeds", "5")
+    assert config.seeds == (5,)
+    assert "overrides" not in err, err
+
+
 def test_the_files_dataset_given_again_as_an_option_is_no_override(tmp_path: Path) -> None:
     # silent accept / unclear: dataset = "./letor" beside --dataset ./letor (a CI template
     # passing both) was recorded in the manifest as an option over the file ("./letor" ->
