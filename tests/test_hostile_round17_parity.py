@@ -460,7 +460,7 @@ def test_xgboosts_unused_key_error_holds_no_clock_time_nor_build_path():
     with pytest.raises(ConfigError) as err:
         check_for_library(Params().with_overrides(xgboost={"num_leaves": 5}), "xgboost", "ndcg")
     text = str(err.value)
-    assert '"num_leaves"' in text
+    assert "num_leaves" in text  # round 23: ltrbench's own name in a raw table, said by ltrbench
     assert "/workspace" not in text
     assert "WARNING" not in text
 

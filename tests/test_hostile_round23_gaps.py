@@ -89,7 +89,7 @@ def test_run_n_trees_over_the_file_params_is_printed(tmp_path: Path, no_work: No
     # silent accept: [params] n_trees = 5 replaced by --n-trees 7
     err = _said_before_work(tmp_path, "run", "--n-trees", "7")
     line = next((ln for ln in err.splitlines() if "--n-trees" in ln), "")
-    assert all(w in line for w in ("params.n_trees = 5", "= 7")), err[-1500:]
+    assert all(w in line for w in ("[params] n_trees = 5", "= 7")), err[-1500:]
 
 
 def test_tune_models_over_the_config_file_is_printed(tmp_path: Path, no_work: None) -> None:

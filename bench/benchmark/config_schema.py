@@ -14,6 +14,7 @@ file's path in front, the command line the option's name (``--seeds``).
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -212,6 +213,22 @@ def unknown_top_key(key: str, valid: list[str]) -> ConfigError:
                            "space goes in its own file (tune --space FILE.toml, tables per "
                            "library or model) or --grid, the budget in --budget-trials / "
                            "--budget-cpu-s, the sampler in --sampler")
+    if key in OPTION_KEYS:  # a command-line option's spelling ('threads' had no closest key)
+        return ConfigError(f"{key}: not a config key: {OPTION_KEYS[key]}")
+    from bench.runners.libraries import LIBRARIES
+    from bench.runners.raw_keys import library_spelling, shadowed_field
+
+    field = next((f for lib in LIBRARIES if (f := shadowed_field(lib, key)) is not None), None)
+    if field is not None:  # eta, num_iterations: a library's name of a shared parameter
+        return ConfigError(f"{key}: a library's name of ltrbench's parameter {field}: write "
+                           f"{field} in the [params] table (every model) or "
+                           "[model_params.<model>] (one model)")
+    if difflib.get_close_matches(key, valid, n=1, cutoff=0.7):  # seed, data: seeds, dataset
+        return unknown_key("", key, valid, noun="config key")
+    said = library_spelling(key, "")  # n_jobs, extra_trees: set by ltrbench, or a raw one
+    if said is not None:
+        return ConfigError(f"{said} (a parameter, at the top of the config: parameters go in "
+                           "the [params] table or [model_params.<model>])")
     return unknown_key("", key, valid, noun="config key")
 
 
@@ -245,6 +262,19 @@ def refuse_misplaced(values: Any, where: str, top_keys: Iterable[str]) -> None:
             raise ConfigError(f"{where}{key}: a parameter of the ALS baseline: put it in the "
                               f"[als] table ([als] {key} = {shown[:60]})")
 
+
+#: Command-line options (and ``bench.benchmark.run`` arguments) a config or ``run(**options)``
+#: may spell as keys: what each is called there.
+OPTION_KEYS = {
+    "threads": "--threads sets [params] n_threads (the threads of every library)",
+    "out": "the output folder is the command's --out (out_dir= from Python)",
+    "out_dir": "the output folder is the command's --out (out_dir= from Python)",
+    "folds": "folds are the command's --folds (all or 1,3,5) or a dataset PATH:Fold3",
+    "resume": "resuming is the command's --resume",
+    "format": "the output format is the command's --format",
+    "config": "a config file is read by the command's --config FILE.toml (from Python: "
+              "RunConfig.load(FILE) gives its values)",
+}
 
 #: Keys a template may put in a run config that are ``ltrbench tune``'s options.
 TUNE_KEYS = frozenset({"space", "search_space", "grid", "tune", "sampler", "pruner",

@@ -9,9 +9,7 @@ runs.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import sys
+import contextlib
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -109,40 +107,55 @@ def config_from_args(args: argparse.Namespace, *,
     path = resolve_config_path(args.config)
     config = RunConfig.load(path, quick=args.quick)  # the file checked under quick's caps
     changes = {k: v for k, v in _option_changes(config, args, models).items()
-               if getattr(config, k) != v}
+               if _as_held(config, k) != v}
     new = replace(config, **changes) if changes else config  # checked again only if changed
     if "dataset" not in changes and getattr(args, "resume", None) in (None, False):
         _file_dataset(new.dataset, path)
     over = _over_file(config, new, changes) if changes else {}
-    if args.quick and read_toml(path).get("quick") is not True:  # --quick won over the file
+    doc = read_toml(path)
+    if args.quick and doc.get("quick") is not True:  # --quick won over the file
         over["quick"] = {"option": "--quick", "file": False, "used": True}
-    say_over_file(over, args.config)
+    _say_over_file(args.config, over, doc)
     return new.noted({"path": str(path), "options_over_file": over})
 
 
-def say_over_file(over: dict[str, Any], config: str) -> None:
-    """One line on stderr per config key an option changed (``--seeds 5 over seeds = [0, 1]``),
-    before any work: the manifest recorded it, but nothing said it where the user looks."""
-    from bench.commands.text import terminal_line
+def _say_over_file(config: str, over: dict[str, Any], doc: dict[str, Any]) -> None:
+    """One stderr line for each key the file ``doc`` sets that an option won over: ``--seeds 5``
+    over ``seeds = [0, 1]`` trained seed 5 only, and only the manifest's ``config_file`` said
+    so. A key the file leaves out is the default's, which the option replaces without a word."""
+    import json
 
-    for key, entry in over.items():
-        if key == "dataset" and os.path.normpath(str(entry["file"])) == \
-                os.path.normpath(str(entry["used"])):
-            continue  # './letor' given as 'letor': one folder, nothing to say
-        print(terminal_line(f"note: {entry['option']} overrides {config}'s {key} = "
-                            f"{_toml(entry['file'])}: {key} = {_toml(entry['used'])}"),
-              file=sys.stderr)
+    from bench.streams import say
+
+    def toml(value: Any) -> str:  # one line, as a config file spells it
+        if value is None:
+            return "(not set)"
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, list | tuple):
+            return "[" + ", ".join(map(toml, value)) + "]"
+        return json.dumps(value) if isinstance(value, str) else repr(value)
+
+    for key, v in over.items():
+        table, _, name = key.rpartition(".")
+        if name not in (doc.get(table, {}) if table else doc):
+            continue
+        shown = f"[{table}] {name}" if table else name
+        say(f"note: {v['option']} overrides {shown} = {toml(v['file'])} of {config}; the run "
+            f"uses {shown} = {toml(v['used'])} (recorded in the manifest's config_file)")
 
 
-def _toml(value: Any) -> str:
-    """``value`` as a config file writes it (``[0, 1]``, ``"map"``, ``true``)."""
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    return str(value)
+def _as_held(config: RunConfig, key: str) -> Any:
+    """``config``'s value of ``key`` as an option's value is held: a file's ``dataset =
+    "./letor"`` is ``--dataset ./letor``'s ``letor`` (else the option was said, and recorded,
+    as overriding the file with the same folder)."""
+    value = getattr(config, key)
+    if key == "dataset":
+        from bench.datasets.catalogue import canonical_dataset, tidy_folder
+
+        with contextlib.suppress(Exception):  # a value the option's path would refuse: as is
+            return tidy_folder(canonical_dataset(value))
+    return value
 
 
 def _file_dataset(dataset: str, path: Path) -> None:

@@ -58,6 +58,7 @@ from bench.runners.custom_state import (
     STDLIB_GUARDED,
     CEnvironState,
     ImportState,
+    LibraryState,
     LoggingState,
     loader_and_thread_state,
     pandas_options,
@@ -144,7 +145,8 @@ class _ProcessState:
         self.limits = _soft_limits()
         # custom_state's records, each put back by its restore(); the C environment after
         # os.environ (restored after it)
-        self.more = (ImportState(_GUARDED_PACKAGES), LoggingState(), CEnvironState())
+        self.more = (ImportState(_GUARDED_PACKAGES), LoggingState(), CEnvironState(),
+                     LibraryState())
 
     @classmethod
     def take(cls) -> _ProcessState:

@@ -26,11 +26,13 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import decimal
 import logging
 import os
 import signal
 import sys
 import threading
+import time
 import tracemalloc
 import types
 import warnings
@@ -140,7 +142,112 @@ def loader_and_thread_state() -> dict[str, tuple[Any, Any]]:
     if hasattr(sys, "getdlopenflags"):
         out["the dlopen flags of later imports (sys.setdlopenflags)"] = (
             sys.getdlopenflags(), sys.setdlopenflags)
-    return out
+    return {**out, **numeric_state()}
+
+
+def numeric_state() -> dict[str, tuple[Any, Any]]:
+    """``{what: (value now, how to put it back)}`` of NumPy's error callback and buffer size,
+    the ``decimal`` context, ``sys.argv`` and ``sys.stdin``: a ranker's ``np.seterrcall``,
+    ``np.setbufsize(16)``, ``decimal.getcontext().prec = 3`` or training script's ``sys.argv``
+    stayed for every later model and for the rest of the process (round 23)."""
+    import numpy as np
+
+    ctx = decimal.getcontext()
+    settings = (ctx.prec, ctx.rounding, ctx.Emin, ctx.Emax, ctx.capitals, ctx.clamp,
+                tuple(sorted(t.__name__ for t, on in ctx.traps.items() if on)))
+    return {
+        "NumPy's error callback (np.seterrcall)": (np.geterrcall(), np.seterrcall),
+        "NumPy's buffer size (np.setbufsize)": (np.getbufsize(), np.setbufsize),
+        "the decimal context (decimal.getcontext: precision, rounding, traps)": (
+            settings, _set_decimal),
+        "the command line (sys.argv)": ((sys.argv, tuple(sys.argv)), _set_argv),
+        "the standard input (sys.stdin)": (sys.stdin, lambda f: setattr(sys, "stdin", f)),
+    }
+
+
+def _set_decimal(settings: tuple[Any, ...]) -> None:
+    prec, rounding, emin, emax, capitals, clamp, traps = settings
+    decimal.setcontext(decimal.Context(
+        prec=prec, rounding=rounding, Emin=emin, Emax=emax, capitals=capitals, clamp=clamp,
+        traps=[getattr(decimal, name) for name in traps]))
+
+
+def _set_argv(saved: tuple[list[str], tuple[str, ...]]) -> None:
+    argv, items = saved
+    argv[:] = items
+    sys.argv = argv
+
+
+class LibraryState:
+    """Global settings of the libraries a later model trains with, and the time zone: put
+    back last (after ``os.environ`` and the C environment, which ``time.tzset`` reads). A
+    ranker's ``time.tzset()`` under its own ``TZ`` left every later local time of the process
+    in that zone once ``TZ`` was put back; ``lightgbm.register_logger``,
+    ``xgboost.set_config(verbosity=3)`` and ``sklearn.set_config(assume_finite=True)`` stayed
+    for every later model of the run. A library the ranker imported itself is put back to its
+    defaults where they are known (LightGBM's logger, XGBoost's configuration)."""
+
+    def __init__(self) -> None:
+        self.zone = _zone()
+        self.lightgbm = _lightgbm_logger()
+        self.xgboost = _library_config("xgboost")
+        self.sklearn = _library_config("sklearn")
+
+    def restore(self) -> list[str]:
+        changed = []
+        if _zone() != self.zone:
+            time.tzset()
+            changed.append("the time zone (time.tzset)")
+        logger = _lightgbm_logger()
+        if logger is not None and logger != self.lightgbm and (
+                self.lightgbm is not None or _registered(logger)):
+            basic: Any = sys.modules["lightgbm.basic"]
+            basic._LOGGER, basic._INFO_METHOD_NAME, basic._WARNING_METHOD_NAME = (
+                self.lightgbm or (basic._DummyLogger(), "info", "warning"))
+            changed.append("LightGBM's logger (lightgbm.register_logger)")
+        pairs: tuple[tuple[str, dict[str, Any] | None, dict[str, Any] | None], ...] = (
+            ("xgboost", self.xgboost, _XGBOOST_DEFAULTS), ("sklearn", self.sklearn, None))
+        for name, then, default in pairs:
+            now = _library_config(name)
+            config = then if then is not None else default
+            if now is not None and config is not None and any(
+                    now.get(k) != v for k, v in config.items()):
+                with contextlib.suppress(Exception):
+                    sys.modules[name].set_config(**config)
+                changed.append(f"{name}'s global configuration ({name}.set_config)")
+        return changed
+
+
+#: ``xgboost.get_config()`` of a fresh import (XGBoost 2 and 3).
+_XGBOOST_DEFAULTS: dict[str, Any] = {"verbosity": 1, "use_rmm": False}
+
+
+def _zone() -> tuple[Any, ...]:
+    return (time.tzname, time.timezone, time.altzone, time.daylight)
+
+
+def _lightgbm_logger() -> tuple[Any, ...] | None:
+    basic = sys.modules.get("lightgbm.basic")
+    if basic is None or not hasattr(basic, "_LOGGER"):
+        return None
+    return (basic._LOGGER, getattr(basic, "_INFO_METHOD_NAME", "info"),
+            getattr(basic, "_WARNING_METHOD_NAME", "warning"))
+
+
+def _registered(logger: tuple[Any, ...]) -> bool:
+    """Whether LightGBM's logger is one registered after its import (not its own dummy)."""
+    return type(logger[0]).__name__ != "_DummyLogger" or logger[1:] != ("info", "warning")
+
+
+def _library_config(name: str) -> dict[str, Any] | None:
+    """``name.get_config()`` when ``name`` is imported and has one, else ``None``."""
+    get = getattr(sys.modules.get(name), "get_config", None)
+    if get is None:
+        return None
+    try:
+        return dict(get())
+    except Exception:  # a half-imported or broken module: nothing to compare
+        return None
 
 
 class LoggingState:

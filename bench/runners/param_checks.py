@@ -65,7 +65,15 @@ def lowest_rate(p: Any) -> float:
 
 def check_schedule_floor(p: Any, floor: float, why: str, where: str = "") -> None:
     """A ConfigError naming ``learning_rate_min`` when a decaying rate would go below ``floor``
-    in some round (the rate itself is checked by its range)."""
+    in some round (the rate itself is checked by its range), or when the floor is above the
+    rate itself: every round of a decaying schedule then trained at the floor while the run
+    recorded ``learning_rate``, and without a decay no round used the floor at all."""
+    if p.learning_rate_min > p.learning_rate:
+        raise ConfigError(f"{where}learning_rate_min = {p.learning_rate_min!r} is above "
+                          f"learning_rate = {p.learning_rate!r}: round i trains at "
+                          "max(learning_rate_min, learning_rate - learning_rate_decay * i), so "
+                          "the floor would replace the rate; expected learning_rate_min <= "
+                          "learning_rate (the rate of round 0)")
     low = lowest_rate(p)
     if p.learning_rate_decay > 0 and p.learning_rate >= floor and low < floor:
         raise ConfigError(f"{where}learning_rate_min: the rate would decay to {low!r} by round "

@@ -165,6 +165,7 @@ def probe_library_params(library: str, params: dict[str, Any], *, where: str,
     lib = LIBRARIES.get(library)
     if lib is None:
         return
+    _refuse_shared_names(library, keys, where)
     probe: Callable[[dict[str, Any]], None] = load(lib.probe)
     try:
         with _silenced():
@@ -177,3 +178,18 @@ def probe_library_params(library: str, params: dict[str, Any], *, where: str,
         text = text.split(" Stack trace:")[0]  # XGBoost its native frames
         given = f" (the raw keys given: {', '.join(keys)})" if keys else ""  # its text may name none
         raise ConfigError(f"{where}: {library} refuses these parameters: {text[:300]}{given}") from None
+
+
+def _refuse_shared_names(library: str, keys: tuple[str, ...], where: str) -> None:
+    """A ConfigError for one of ltrbench's own parameters (``n_trees``, ``colsample``) in a raw
+    table, which the library does not read: LightGBM's "did you mean 'num_iterations'?" sent
+    the user to a name the config refuses beside ``n_trees``."""
+    from bench.runners.param_ranges import PARAM_SPECS
+    from bench.runners.raw_keys import raw_library_of
+
+    shared = {s.name for s in PARAM_SPECS}
+    for key in keys:
+        if key in shared and raw_library_of(key, library) != library:
+            raise ConfigError(f"{where} {key}: ltrbench's own parameter, not one of "
+                              f"{LIBRARIES[library].title}'s: write it in [params] or "
+                              f"[model_params.<model>] itself, outside the raw {library} table")

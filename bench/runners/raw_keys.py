@@ -178,6 +178,10 @@ def library_spelling(key: str, where: str, library: str | None = None,
     (``extra_trees`` was "did you mean 'n_trees'?"), which goes in a raw table. None for any
     other key (a typo of a shared name keeps its closest name). ``valid``: the shared names, listed
     after a library's name of one of them, as after any unknown key."""
+    if where.strip() == "[params]" and _model_name(key):  # a model's table one level too high
+        return ConfigError(f"[params] {key}: a model, not a parameter: its own values go in "
+                           f"[model_params.{key}] (from Python: model_params={{\"{key}\": "
+                           "{...}}); [params] holds the values every model shares")
     order = sorted(LIBRARIES, key=lambda lib: lib != library)  # the model's library first
     said = shared_name_of(key, library, where, valid)
     if said is not None:
@@ -202,6 +206,13 @@ def library_spelling(key: str, where: str, library: str | None = None,
         return ConfigError(f"{where}{key}: a {title} parameter, not one of ltrbench's shared "
                            f"ones: write it in the raw table {table}")
     return None
+
+
+def _model_name(key: str) -> bool:
+    """Whether ``key`` is a built-in model's name (``lightgbm-lambdarank``)."""
+    from bench.runners.registry import models
+
+    return key in models()
 
 
 def raw_library_of(key: str, library: str | None = None) -> str | None:

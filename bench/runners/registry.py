@@ -176,10 +176,22 @@ def get_model(name: str, custom: Mapping[str, str] | None = None) -> ModelSpec:
         shown = f"{name!r} (written {name!a}: model names are ASCII; it holds {', '.join(odd)})" if odd \
             else repr(name)  # 'café' in two Unicode forms would print alike
         raise ConfigError(
-            f"unknown model {shown}; {did_you_mean(str(name), [*known, *names, *(custom or ())])}"
+            f"unknown model {shown}; {_factory_hint(name)}"
+            f"{did_you_mean(str(name), [*known, *names, *(custom or ())])}"
             f"valid: {', '.join(known)} "
             f"(aliases: {', '.join(names)}){mine}"
         ) from None
+
+
+def _factory_hint(name: object) -> str:
+    """What to do with a ``"package.module:attribute"`` given as a model name (``--models
+    mypkg.rankers:MyRanker``): it was "unknown model", as if it were a misspelt built-in."""
+    module, colon, attribute = str(name).partition(":")
+    if not colon or not all(p.isidentifier() for p in (*module.split("."), attribute)):
+        return ""
+    return (f"it is a factory reference, not a model name: declare it in the config "
+            f"([custom_models.mine] factory = \"{name}\", then models = [..., \"mine\"]; from "
+            f"Python custom_models={{\"mine\": \"{name}\"}}) and name the model; ")
 
 
 def check_custom_name(name: str) -> None:
