@@ -72,9 +72,16 @@ def check_one_set(folder: Path, parquet_digests: Mapping[str, str],
             f"({parquet}), and no conversion record ({SUMMARY} 'files', as 'ltrbench "
             "convert' writes it) says they are one dataset: which one to read cannot be told; "
             "move one set to a folder of its own", path=folder)
-    recorded = record.get("sha256")
-    if not isinstance(recorded, dict):
+    if "sha256" not in record:
         return  # a conversion written before digests were recorded: its Parquet set is read
+    every = [n for t in names.values() for n in (t, f"{t}.query")] + \
+        [f"{s}.parquet" for s in parquet_digests]
+    if (why := _unvouched(record, folder, every)) is not None:
+        raise DataError(f"{SUMMARY}: {why}: whether the text ({text}) and Parquet ({parquet}) "
+                        "splits still agree cannot be told; convert again, or move one set to "
+                        "a folder of its own", path=folder)
+    recorded = record["sha256"]
+    assert isinstance(recorded, dict)
     changed = [f"{s}.parquet" for s, d in parquet_digests.items()
                if recorded.get(f"{s}.parquet", d) != d]
     stat_record = record.get("stat")  # a file of the recorded size and time: not hashed again
@@ -117,14 +124,32 @@ def _stat(f: Path) -> tuple[int, int]:
 
 
 def _record(folder: Path) -> dict[str, object] | None:
-    """``summary.json`` as a mapping, or ``None`` when absent or not a conversion's record."""
-    try:
-        data = json.loads((folder / SUMMARY).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    """``summary.json`` as a mapping, or ``None`` when absent or not a conversion's record.
+    Read as every JSON file is (:func:`bench.data.jsonio.read_json_object`: a UTF-8 byte-order
+    mark skipped, a file cut or holding a key twice named): a record saved again by a Windows
+    editor was "no conversion record"."""
+    from bench.data.jsonio import read_json_object
+
+    path = folder / SUMMARY
+    if not path.is_file():
         return None
-    if not isinstance(data, dict) or not isinstance(data.get("files"), list):
-        return None
-    return data
+    data = read_json_object(path, "the record 'ltrbench convert' writes",
+                            "convert again, or move one split set to a folder of its own")
+    return data if isinstance(data.get("files"), list) else None
+
+
+def _unvouched(record: dict[str, object], folder: Path, names: Iterable[str]) -> str | None:
+    """What a record's ``sha256`` cannot vouch for: not an object (``sha256-as-a-list``), or
+    without the digest of a listed file that is there; ``None`` when it vouches."""
+    recorded = record["sha256"]
+    if not isinstance(recorded, dict):
+        return f"'sha256' holds {json.dumps(recorded)[:40]}, not an object of file -> digest"
+    listed = record.get("files")
+    for name in names:
+        if name not in recorded and isinstance(listed, list) and name in listed \
+                and (folder / name).is_file():
+            return f"'sha256' records no digest of {name}, which it lists in 'files'"
+    return None
 
 
 def refuse_parquet_twins(texts: Mapping[str, Path | None], folder: Path) -> None:
