@@ -436,7 +436,10 @@ def _check_csv_shape(path: Path) -> list[str]:
     header's column names."""
     import csv
 
-    check_written_csv(path)  # empty, compressed, UTF-16, a NUL or FF: named
+    try:  # empty, compressed, UTF-16, a NUL or FF: named, as every reader names them
+        check_written_csv(path)
+    except DataError as exc:
+        raise DataError(f"cannot read: {exc.reason}; {_DAMAGED}", path=path, line=exc.line) from None
     with open(path, encoding="utf-8", newline="") as fh:
         reader = csv.reader(fh)
         header = next(reader, [])
