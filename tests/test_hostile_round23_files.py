@@ -113,6 +113,28 @@ def test_verify_never_passes_an_edited_file_behind_a_damaged_fetch_record(
     assert FETCH in res.err + res.out, res.err[-300:]
 
 
+def test_verify_names_a_fetch_record_that_is_a_fifo_instead_of_waiting(tmp_path: Path) -> None:
+    # fault: the record was read with read_text(): a FIFO left there (mkfifo by a script that
+    # died) blocked `datasets verify` for ever
+    import signal
+
+    data, _ = _ml100k(tmp_path, None)
+    os.mkfifo(data / "ml-100k" / FETCH)
+
+    def hang(*_: object) -> None:
+        raise TimeoutError("datasets verify waited on the FIFO")
+
+    old = signal.signal(signal.SIGALRM, hang)
+    signal.alarm(10)
+    try:
+        res = _verify(tmp_path, data)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    bad = refused(res, FETCH, "not a regular file")
+    assert bad is None, bad
+
+
 def test_verify_refuses_a_fetch_record_naming_a_file_twice(tmp_path: Path) -> None:
     # S: json kept the last of the two digests in silence (the read_json_object rule refuses it)
     data, _ = _ml100k(tmp_path, lambda b: b.replace(b'"files": {', b'"files": {"u.data": "00", '))
@@ -133,7 +155,7 @@ def _report(tmp: Path, run: Path) -> Res:
 
 RUN_TABLES: dict[str, tuple[str, Callable[[bytes], bytes], tuple[str, ...]]] = {
     # U: "cannot read (UnicodeDecodeError: 'utf-8' codec can't decode byte 0x8b ...)"
-    "metrics-gzip": ("metrics.csv", gzip.compress, ("metrics.csv", "gzip")),
+    "metrics-gzip": ("metrics.csv", gzip.compress, ("metrics.csv", "gzip-compressed")),
     "timings-utf16": ("timings.csv", _utf16, ("timings.csv", "UTF-16")),
     "metrics-utf32": ("metrics.csv", lambda b: b"\xff\xfe\x00\x00" + b.decode().encode(
         "utf-32-le"), ("metrics.csv", "UTF-32")),
@@ -145,7 +167,8 @@ RUN_TABLES: dict[str, tuple[str, Callable[[bytes], bytes], tuple[str, ...]]] = {
                                                                        b",base\x0cline,"),
                                     ("metrics.csv:3", "form feed")),
     # U: "cannot read (ArrowInvalid: ... Parquet magic bytes not found in footer ...)"
-    "per-query-gzip": ("per_query.parquet", gzip.compress, ("per_query.parquet", "gzip")),
+    "per-query-gzip": ("per_query.parquet", gzip.compress,
+                       ("per_query.parquet", "gzip-compressed")),
 }
 
 
@@ -213,7 +236,7 @@ def test_a_gzipped_trials_table_is_named_gzip(tune_folder: Path, tmp_path: Path)
     folder = tune_folder
     (folder / "trials.csv").write_bytes(gzip.compress((folder / "trials.csv").read_bytes()))
     exc = _read_tune(folder)
-    assert api_refused(exc, "trials.csv", "gzip") is None, exc
+    assert api_refused(exc, "trials.csv", "gzip-compressed") is None, exc
     assert "codec" not in str(exc), exc
 
 
@@ -266,14 +289,14 @@ def _evaluate_parquet(tmp: Path, data: bytes) -> Res:
 def test_a_gzipped_letor_parquet_file_is_named_gzip(tmp_path: Path) -> None:
     # U: "not a readable Parquet file: Parquet magic bytes not found in footer ..."
     bad = refused(_evaluate_parquet(tmp_path, gzip.compress(_letor_parquet())), "d.parquet",
-                  "gzip")
+                  "gzip-compressed")
     assert bad is None, bad
 
 
 def test_svmlight_text_named_parquet_is_said_to_be_text(tmp_path: Path) -> None:
     # U: the same "magic bytes not found" for a text file renamed .parquet; the text readers
     # name Parquet bytes given as text, so the Parquet readers name text given as Parquet
-    bad = refused(_evaluate_parquet(tmp_path, DATA), "d.parquet", "text")
+    bad = refused(_evaluate_parquet(tmp_path, DATA), "d.parquet", "holds text")
     assert bad is None, bad
 
 
@@ -306,7 +329,7 @@ def test_a_gzipped_ratings_parquet_file_is_named_gzip(tmp_path: Path) -> None:
     res = cli(tmp_path, "convert", "--ratings", "r.parquet", "--layout", "csv", "--user", "user",
               "--item", "item", "--rating", "rating", "--timestamp", "timestamp", "--out", "o",
               "--no-progress")
-    bad = refused(res, "r.parquet", "gzip")
+    bad = refused(res, "r.parquet", "gzip-compressed")
     assert bad is None, bad
 
 
@@ -376,7 +399,7 @@ def _manifest_refused(tmp: Path, edit: Callable[[dict[str, Any]], str], *words: 
 def test_a_manifest_whose_evaluation_is_text_is_refused(tmp_path: Path) -> None:
     # S: "evaluation": "ltrbench" (an object by the writer) was read as no evaluation record
     _manifest_refused(tmp_path, lambda d: json.dumps({**d, "evaluation": "ltrbench"}),
-                      "evaluation")
+                      "'evaluation'")
 
 
 @pytest.mark.parametrize("token", ["NaN", "-Infinity", "1e999"])
@@ -422,6 +445,29 @@ def test_a_conversion_record_saved_with_a_bom_still_vouches(tmp_path: Path) -> N
     assert splits.test.n_rows == 24  # 3 queries of 8 rows, as written
 
 
+def test_a_conversion_record_that_is_a_fifo_is_named_not_waited_on(tmp_path: Path) -> None:
+    # fault: summary.json was read with read_text(): a FIFO there blocked the reader for ever
+    import signal
+
+    from bench.data.folders import read_parquet_folder
+
+    folder = _twin_sets(tmp_path, lambda d: None)
+    (folder / "summary.json").unlink()
+    os.mkfifo(folder / "summary.json")
+
+    def hang(*_: object) -> None:
+        raise TimeoutError("the folder reader waited on the FIFO")
+
+    old = signal.signal(signal.SIGALRM, hang)
+    signal.alarm(10)
+    try:
+        exc = call(lambda: read_parquet_folder(folder))[1]
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert api_refused(exc, "summary.json", "not a regular file") is None, exc
+
+
 @pytest.mark.parametrize("damage", ["sha256-as-a-list", "sha256-without-the-file"])
 def test_a_record_that_cannot_vouch_for_an_edited_text_split_is_refused(tmp_path: Path,
                                                                          damage: str) -> None:
@@ -442,25 +488,25 @@ def test_a_record_that_cannot_vouch_for_an_edited_text_split_is_refused(tmp_path
 
 
 # ------------------------------------------------------------------ tune --storage
-def _tune_storage(tmp: Path, make: Callable[[Path], None]) -> Res:
-    from hostile_cases_tune import tune
+def _storage_refused(tmp: Path, make: Callable[[Path], None], *words: str) -> str | None:
+    from bench.benchmark.study import check_sqlite_url
 
-    make(tmp / "s.db")
-    return tune(tmp, "--model", "lightgbm-lambdarank", "--budget-trials", "1", "--storage",
-                f"sqlite:///{tmp / 's.db'}")
+    make(tmp / "s.db")  # what tune checks before any work (tune --storage sqlite:///PATH)
+    return api_refused(call(lambda: check_sqlite_url(f"sqlite:///{tmp / 's.db'}"))[1], *words)
 
 
 def test_a_storage_that_is_a_dangling_link_is_refused(tmp_path: Path) -> None:
     # S: SQLite followed the link and made the study at its target (a folder the tune never
     # names), and the tune ran; every output that is a link is refused before any work
-    res = _tune_storage(tmp_path, lambda p: p.symlink_to(tmp_path / "elsewhere.db"))
-    bad = refused(res, "s.db", "symbolic link", "elsewhere.db")
+    bad = _storage_refused(tmp_path, lambda p: p.symlink_to(tmp_path / "elsewhere.db"),
+                           "s.db", "symbolic link", "elsewhere.db")
     assert bad is None, bad
     assert not (tmp_path / "elsewhere.db").exists()
 
 
 def test_a_gzipped_storage_is_named_gzip(tmp_path: Path) -> None:
     # U: "its first bytes are b'\\x1f\\x8b\\x08\\x00...'": the signature every reader names
-    res = _tune_storage(tmp_path, lambda p: p.write_bytes(gzip.compress(b"SQLite format 3\x00")))
-    bad = refused(res, "s.db", "gzip")
+    bad = _storage_refused(tmp_path,
+                           lambda p: p.write_bytes(gzip.compress(b"SQLite format 3\x00")),
+                           "s.db", "gzip-compressed")
     assert bad is None, bad

@@ -131,8 +131,8 @@ def _record(folder: Path) -> dict[str, object] | None:
     from bench.data.jsonio import read_json_object
 
     path = folder / SUMMARY
-    if not path.is_file():
-        return None
+    if not path.exists() and not path.is_symlink():
+        return None  # (a FIFO, a folder or a broken link there: named by the reader)
     data = read_json_object(path, "the record 'ltrbench convert' writes",
                             "convert again, or move one split set to a folder of its own")
     return data if isinstance(data.get("files"), list) else None
