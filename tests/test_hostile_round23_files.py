@@ -166,6 +166,10 @@ RUN_TABLES: dict[str, tuple[str, Callable[[bytes], bytes], tuple[str, ...]]] = {
     "metrics-form-feed-in-a-cell": ("metrics.csv", lambda b: b.replace(b",baseline,",
                                                                        b",base\x0cline,"),
                                     ("metrics.csv:3", "form feed")),
+    # U: "'seed' is 'seed': expected a whole number": the ratings reader's words are
+    # "repeats the header line" (two runs' tables joined with `cat`)
+    "metrics-header-again": ("metrics.csv", lambda b: b + b.split(b"\n")[0] + b"\n",
+                             ("metrics.csv:4", "repeats the header line")),
     # U: "cannot read (ArrowInvalid: ... Parquet magic bytes not found in footer ...)"
     "per-query-gzip": ("per_query.parquet", gzip.compress,
                        ("per_query.parquet", "gzip-compressed")),
@@ -246,6 +250,14 @@ def test_a_trials_table_cut_mid_number_is_said_cut(tune_folder: Path, tmp_path: 
     raw = (folder / "trials.csv").read_bytes()
     (folder / "trials.csv").write_bytes(raw[: raw.rindex(b"0.5625") + 4])  # "0.56" of 0.5625
     assert api_refused(_read_tune(folder), "trials.csv", "truncated") is None
+
+
+def test_a_trials_table_joined_with_its_header_says_so(tune_folder: Path) -> None:
+    # U: two tunes' trials.csv joined with `cat`: "'trial' is not a number" (row 4)
+    raw = (tune_folder / "trials.csv").read_bytes()
+    (tune_folder / "trials.csv").write_bytes(raw + raw)
+    exc = _read_tune(tune_folder)
+    assert api_refused(exc, "trials.csv:5", "repeats the header line") is None, exc
 
 
 @pytest.mark.parametrize("name", ["trials.csv", "study.db", "summary.json"])
@@ -411,6 +423,29 @@ def test_a_manifest_holding_a_number_json_cannot_hold_is_refused(tmp_path: Path,
         tmp_path, lambda d: json.dumps(d).replace('"models": {"lightgbm-lambdarank": {}',
                                                   f'"models": {{"lightgbm-lambdarank": '
                                                   f'{{"n_trees": {token}}}'), token)
+
+
+def test_a_fold_document_that_is_a_fifo_is_named_not_waited_on(tmp_path: Path) -> None:
+    # fault: `report --html` read every folds/*.json with read_text(): a FIFO among them
+    # blocked the report for ever
+    import signal
+
+    from bench.report.folds import read_fold_docs
+
+    (tmp_path / "folds").mkdir()
+    os.mkfifo(tmp_path / "folds" / "toy-folds12345.json")
+
+    def hang(*_: object) -> None:
+        raise TimeoutError("the report waited on the FIFO")
+
+    old = signal.signal(signal.SIGALRM, hang)
+    signal.alarm(10)
+    try:
+        exc = call(lambda: read_fold_docs(tmp_path / "folds"))[1]
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert api_refused(exc, "toy-folds12345.json", "not a regular file") is None, exc
 
 
 def _twin_sets(tmp: Path, edit_summary: Callable[[dict[str, Any]], None]) -> Path:

@@ -215,6 +215,12 @@ def _refuse_stray_in_file(p: Path, sep: str, names: list[str] | None) -> None:
                 return
 
 
+#: A data line equal to the header: files exported (or runs merged) with their headers and
+#: joined; the one wording of every table reader (ratings tables, a run's tables, trials.csv).
+REPEATED_HEADER = ("this line repeats the header line (tables joined with their headers?): "
+                   "expected data; delete the repeated header")
+
+
 def check_written_csv(p: Path) -> None:
     """A CSV table ltrbench wrote (a run's ``metrics.csv`` and ``timings.csv``, a tune's
     ``trials.csv``), held to every text reader's rules before pandas reads it: not empty;
@@ -222,7 +228,8 @@ def check_written_csv(p: Path) -> None:
     (:func:`bench.data.inputs.bom_length`; it was "cannot read (UnicodeDecodeError: 'utf-8'
     codec can't decode byte 0x8b ...)"); the line and column of a byte that is not UTF-8; and
     no stray character (a NUL, an inner byte-order mark, a VT, FF or NEL: its line and column;
-    a NUL in a profile cell was "no 'test' rows for model ..."). A :class:`DataError`."""
+    a NUL in a profile cell was "no 'test' rows for model ..."); no line repeating the header
+    (:data:`REPEATED_HEADER`). A :class:`DataError`."""
     with open(p, "rb") as fh:
         head = fh.read(HEAD)
     if not head:
@@ -238,6 +245,10 @@ def check_written_csv(p: Path) -> None:
         raise DataError(f"not UTF-8 text (byte {raw[at]:#04x} at column {column}): expected "
                         "a table ltrbench wrote", path=p, line=before.count(b"\n") + 1) from None
     _refuse_stray_in_file(p, ",", None)
+    lines = raw[start:].splitlines()
+    again = next((i for i, line in enumerate(lines[1:], start=2) if line == lines[0]), None)
+    if again is not None:  # it was "'seed' is 'seed': expected a whole number"
+        raise DataError(REPEATED_HEADER, path=p, line=again)
 
 
 def refuse_cut_table(p: Path, redo: str) -> None:

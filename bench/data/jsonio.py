@@ -96,16 +96,18 @@ def _finite_float(token: str) -> float:
     return value
 
 
-def _where(text: str, token: str) -> tuple[int, int]:
-    """(line, column) of the first ``token`` outside a string of ``text`` (1-based; (1, 1)
-    when not found)."""
+def json_place(text: str, token: str) -> tuple[int, int, str]:
+    """(line, column, `` (key 'std')``) of the first ``token`` outside a string of ``text``
+    (1-based; the key whose value it is, when it is one; (1, 1, "") when not found)."""
     import re
 
     for m in re.finditer(r'"(?:[^"\\]|\\.)*"|' + re.escape(token), text):
         if not m.group().startswith('"'):
             line = text.count("\n", 0, m.start()) + 1
-            return line, m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
-    return 1, 1
+            key = re.search(r'"((?:[^"\\]|\\.)*)"\s*:\s*$', text[max(0, m.start() - 200):m.start()])
+            return (line, m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1,
+                    f" (key {key.group(1)!r})" if key else "")
+    return 1, 1, ""
 
 
 def loads_strict(text: str) -> Any:
@@ -132,8 +134,8 @@ def read_json_object(path: str | Path, what: str, hint: str = "") -> dict[str, A
     try:
         doc = loads_strict(p.read_text(encoding="utf-8-sig"))
     except NotJsonNumber as exc:  # json reads NaN and 1e999 (as inf), in silence
-        line, column = _where(p.read_text(encoding="utf-8-sig"), exc.args[0])
-        raise DataError(f"{exc.args[0]!r} at column {column} is no JSON number (JSON has no "
+        line, column, key = json_place(p.read_text(encoding="utf-8-sig"), exc.args[0])
+        raise DataError(f"{exc.args[0]!r}{key} at column {column} is no JSON number (JSON has no "
                         f"NaN or infinity; a float64 ends near 1.8e308): expected {what}{tail}",
                         path=p, line=line) from None
     except RepeatedKey as exc:  # json keeps the last of a key twice, in silence

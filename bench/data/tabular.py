@@ -46,6 +46,7 @@ from bench.data.cell_text import nonfinite_message
 from bench.data.compressed import HEAD, refuse_compressed, unreadable_parquet
 from bench.data.date_text import text_dates
 from bench.data.delimited import (
+    REPEATED_HEADER,
     check_column_once,
     check_field_counts,
     header_fields,
@@ -304,8 +305,7 @@ def _refuse_repeated_header(frame: pd.DataFrame, p: Path, lines: np.ndarray | No
     for name in frame.columns:
         same &= frame[name].astype(str).str.strip().eq(str(name)).to_numpy(dtype=bool)
     if same.any():
-        raise DataError("this line repeats the header line (tables joined with their headers?): "
-                        "expected data; delete the repeated header", path=p,
+        raise DataError(REPEATED_HEADER, path=p,
                         line=int(np.flatnonzero(same)[0]) + 2 if lines is None
                         else int(lines[np.flatnonzero(same)[0] + 1]))
 
