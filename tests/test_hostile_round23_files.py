@@ -369,6 +369,28 @@ def test_an_input_that_is_a_dangling_link_is_said_so(tmp_path: Path, reader: str
     assert bad is None, bad
 
 
+# ------------------------------------------------------------------ a download never written
+ZEROED: dict[str, tuple[dict[str, bytes], str, tuple[str, ...]]] = {
+    **{k: DANGLING[k] for k in ("scores", "qrels", "data", "ratings")},
+    "letor-parquet": ({"s.txt": SCORES}, "d.parquet",
+                      ("evaluate", "--data", "d.parquet", "--scores", "s.txt")),
+}
+
+
+@pytest.mark.parametrize("reader", list(ZEROED))
+def test_a_file_of_zeros_is_named_a_download_never_written(tmp_path: Path, reader: str) -> None:
+    # U (and a fault): a download manager preallocates the file (aria2) and dies: 8 MB of NUL
+    # bytes were read as one line ("a NUL beside every character is UTF-32 text"; a 200 MB one
+    # took 24 s and 780 MB to be called a malformed SVMlight line). Sparse: no disk written.
+    files, target, argv = ZEROED[reader]
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    with open(tmp_path / target, "wb") as fh:
+        fh.truncate(8 << 20)
+    bad = refused(cli(tmp_path, *argv), target, "filled with NUL bytes")
+    assert bad is None, bad
+
+
 # ------------------------------------------------------------------ TOML
 def _config_refused(tmp: Path, raw: bytes, *words: str) -> str | None:
     (tmp / "c.toml").write_bytes(raw)

@@ -221,7 +221,7 @@ REPEATED_HEADER = ("this line repeats the header line (tables joined with their 
                    "expected data; delete the repeated header")
 
 
-def check_written_csv(p: Path) -> None:
+def check_written_csv(p: Path, *, from_line: int = 1) -> None:
     """A CSV table ltrbench wrote (a run's ``metrics.csv`` and ``timings.csv``, a tune's
     ``trials.csv``), held to every text reader's rules before pandas reads it: not empty;
     compressed bytes and UTF-16/UTF-32 text named as every reader names them
@@ -229,7 +229,8 @@ def check_written_csv(p: Path) -> None:
     codec can't decode byte 0x8b ...)"); the line and column of a byte that is not UTF-8; and
     no stray character (a NUL, an inner byte-order mark, a VT, FF or NEL: its line and column;
     a NUL in a profile cell was "no 'test' rows for model ..."); no line repeating the header
-    (:data:`REPEATED_HEADER`). A :class:`DataError`."""
+    (:data:`REPEATED_HEADER`). A :class:`DataError`; stray characters are looked for from line
+    ``from_line`` on."""
     with open(p, "rb") as fh:
         head = fh.read(HEAD)
     if not head:
@@ -244,8 +245,11 @@ def check_written_csv(p: Path) -> None:
         column = len(before) - before.rfind(b"\n")
         raise DataError(f"not UTF-8 text (byte {raw[at]:#04x} at column {column}): expected "
                         "a table ltrbench wrote", path=p, line=before.count(b"\n") + 1) from None
-    _refuse_stray_in_file(p, ",", None)
     lines = raw[start:].splitlines()
+    if STRAY_BYTES.search(raw, start):  # (``from_line`` 2: the caller names its header's own)
+        for number, line in enumerate(lines[from_line - 1:], start=from_line):
+            if (why := stray_character(line)) is not None:
+                raise DataError(why, path=p, line=number)
     again = next((i for i, line in enumerate(lines[1:], start=2) if line == lines[0]), None)
     if again is not None:  # it was "'seed' is 'seed': expected a whole number"
         raise DataError(REPEATED_HEADER, path=p, line=again)

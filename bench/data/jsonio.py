@@ -96,9 +96,9 @@ def _finite_float(token: str) -> float:
     return value
 
 
-def json_place(text: str, token: str) -> tuple[int, int, str]:
-    """(line, column, `` (key 'std')``) of the first ``token`` outside a string of ``text``
-    (1-based; the key whose value it is, when it is one; (1, 1, "") when not found)."""
+def json_place(text: str, token: str) -> tuple[int, int, str | None]:
+    """(line, column, the key whose value it is or ``None``) of the first ``token`` outside a
+    string of ``text`` (1-based; (1, 1, None) when not found)."""
     import re
 
     for m in re.finditer(r'"(?:[^"\\]|\\.)*"|' + re.escape(token), text):
@@ -106,8 +106,16 @@ def json_place(text: str, token: str) -> tuple[int, int, str]:
             line = text.count("\n", 0, m.start()) + 1
             key = re.search(r'"((?:[^"\\]|\\.)*)"\s*:\s*$', text[max(0, m.start() - 200):m.start()])
             return (line, m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1,
-                    f" (key {key.group(1)!r})" if key else "")
-    return 1, 1, ""
+                    key.group(1) if key else None)
+    return 1, 1, None
+
+
+def not_json_number(text: str, token: str) -> str:
+    """What :class:`NotJsonNumber` ``token`` of ``text`` is, for an error: ``ci_low is inf
+    (written 'Infinity' at line 1, column 152): ...``."""
+    line, column, key = json_place(text, token)
+    return (f"{key or 'a value'} is {float(token)!r} (written {token!r} at line {line}, column "
+            f"{column}): JSON has no NaN or infinity, and a float64 ends near 1.8e308")
 
 
 def loads_strict(text: str) -> Any:
@@ -134,10 +142,8 @@ def read_json_object(path: str | Path, what: str, hint: str = "") -> dict[str, A
     try:
         doc = loads_strict(p.read_text(encoding="utf-8-sig"))
     except NotJsonNumber as exc:  # json reads NaN and 1e999 (as inf), in silence
-        line, column, key = json_place(p.read_text(encoding="utf-8-sig"), exc.args[0])
-        raise DataError(f"{exc.args[0]!r}{key} at column {column} is no JSON number (JSON has no "
-                        f"NaN or infinity; a float64 ends near 1.8e308): expected {what}{tail}",
-                        path=p, line=line) from None
+        said = not_json_number(p.read_text(encoding="utf-8-sig"), exc.args[0])
+        raise DataError(f"{said}; expected {what}{tail}", path=p) from None
     except RepeatedKey as exc:  # json keeps the last of a key twice, in silence
         raise DataError(f"the key {exc.args[0]!r} appears twice in one object: expected {what} "
                         f"with each key once{tail}", path=p) from None

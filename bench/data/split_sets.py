@@ -60,11 +60,17 @@ def check_one_set(folder: Path, parquet_digests: Mapping[str, str],
     if not texts:
         return
     split = "train" if "train" in texts else next(iter(texts))
-    record = _record(folder)
-    files = record.get("files") if record is not None else None
-    listed = {f for f in files if isinstance(f, str)} if isinstance(files, list) else set()
     names = {s: f.relative_to(folder).as_posix() for s, f in texts.items()}
     text, parquet = names[split], f"{split}.parquet"
+    try:
+        record = _record(folder)
+    except DataError as exc:  # cut, a FIFO, NaN: no record vouches, and why is said
+        raise DataError(f"the folder holds two split sets, text ({text}) and Parquet "
+                        f"({parquet}), and its conversion record cannot vouch for them ({exc}); "
+                        "convert again, or move one set to a folder of its own",
+                        path=folder) from None
+    files = record.get("files") if record is not None else None
+    listed = {f for f in files if isinstance(f, str)} if isinstance(files, list) else set()
     wanted = set(names.values()) | {f"{s}.parquet" for s in SPLITS}
     if record is None or not wanted <= listed:
         raise DataError(
@@ -133,8 +139,7 @@ def _record(folder: Path) -> dict[str, object] | None:
     path = folder / SUMMARY
     if not path.exists() and not path.is_symlink():
         return None  # (a FIFO, a folder or a broken link there: named by the reader)
-    data = read_json_object(path, "the record 'ltrbench convert' writes",
-                            "convert again, or move one split set to a folder of its own")
+    data = read_json_object(path, "the record 'ltrbench convert' writes")
     return data if isinstance(data.get("files"), list) else None
 
 

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from bench.data.inputs import check_input_file
-from bench.data.jsonio import NotJsonNumber, RepeatedKey, json_place, loads_strict
+from bench.data.jsonio import NotJsonNumber, RepeatedKey, loads_strict, not_json_number
 from bench.datasets.folds import fold_suffix
 from bench.errors import DataError
 from bench.metrics.families import averaging, best_is_lowest
@@ -226,10 +226,9 @@ def read_fold_doc(path: Path) -> dict[str, Any]:
     try:  # a byte-order mark skipped, NaN and 1e999 refused: every JSON reader's rules
         doc = loads_strict(path.read_text(encoding="utf-8-sig"))
     except NotJsonNumber as exc:
-        line, column, key = json_place(path.read_text(encoding="utf-8-sig"), exc.args[0])
-        raise DataError(f"{exc.args[0]!r}{key} at column {column} is no JSON number (JSON has "
-                        "no NaN or infinity): expected a fold document as `ltrbench run "
-                        "--folds` writes it", path=path, line=line) from None
+        said = not_json_number(path.read_text(encoding="utf-8-sig"), exc.args[0])
+        raise DataError(f"{said}; expected a fold document as `ltrbench run --folds` writes "
+                        "it", path=path) from None
     except RepeatedKey as exc:  # json keeps the last of a key twice, in silence
         raise DataError(f"the key {exc.args[0]!r} appears twice in one object: expected a fold "
                         "document with each key once, as `ltrbench run --folds` writes it",

@@ -437,7 +437,7 @@ def _check_csv_shape(path: Path) -> list[str]:
     import csv
 
     try:  # empty, compressed, UTF-16, a NUL or FF: named, as every reader names them
-        check_written_csv(path)
+        check_written_csv(path, from_line=2)  # the header's names: said below, by name
     except DataError as exc:
         raise DataError(f"cannot read: {exc.reason}; {_DAMAGED}", path=path, line=exc.line) from None
     with open(path, encoding="utf-8", newline="") as fh:
