@@ -187,6 +187,18 @@ def test_a_damaged_run_table_is_named_as_every_reader_names_it(tmp_path: Path, c
     assert "Error:" not in _error_line(res)  # no Python exception's name
 
 
+@pytest.mark.parametrize("name", ["manifest.json", "metrics.csv"])
+def test_a_run_file_of_zeros_after_a_power_loss_is_named(tmp_path: Path, name: str) -> None:
+    # U: a file written just before a power loss can come back as zeros of its length (ext4's
+    # delayed allocation): the manifest was "not valid JSON (Expecting value)"; every text
+    # reader names NUL bytes only
+    run = _run(tmp_path)
+    with open(run / name, "wb") as fh:
+        fh.truncate(4096)
+    bad = refused(_report(tmp_path, run), name, "filled with NUL bytes")
+    assert bad is None, bad
+
+
 def test_a_damaged_per_query_table_is_one_line(tmp_path: Path) -> None:
     # U: pyarrow's "Couldn't deserialize thrift: ...\nDeserializing page header failed.\n"
     # was printed as three lines, the last one ");" and the advice
@@ -270,6 +282,13 @@ def test_a_tune_file_that_is_a_fifo_is_not_called_missing(tune_folder: Path, tmp
     exc = _read_tune(folder)
     assert api_refused(exc, name, "not a regular file") is None, exc
     assert "not found" not in str(exc), exc
+
+
+def test_a_tune_summary_of_zeros_is_named(tune_folder: Path) -> None:
+    # U: "not valid JSON (Expecting value)" for a summary.json a crash left as zeros
+    with open(tune_folder / "summary.json", "wb") as fh:
+        fh.truncate(4096)
+    assert api_refused(_read_tune(tune_folder), "summary.json", "filled with NUL bytes") is None
 
 
 def test_a_study_db_that_is_a_dangling_link_is_said_so(tune_folder: Path, tmp_path: Path) -> None:

@@ -134,10 +134,13 @@ def read_json_object(path: str | Path, what: str, hint: str = "") -> dict[str, A
     UTF-8 byte-order mark (a file saved again by a Windows editor) is skipped, as the TOML, CSV
     and text readers skip it (RFC 8259 §8.1 lets a parser ignore it): the manifest of such a run
     was refused as "not valid JSON" while its config.toml and metrics.csv were read."""
-    from bench.data.inputs import check_input_file
+    from bench.data.compressed import HEAD
+    from bench.data.inputs import bom_length, check_input_file
     from bench.errors import DataError
 
     p = check_input_file(path, expected=what)  # a folder, a FIFO (read for ever), a broken link
+    with open(p, "rb") as fh:  # gzip, UTF-16, NUL bytes only (a crash's zeros): named first
+        bom_length(fh.read(HEAD), p)
     tail = f"; {hint}" if hint else ""
     try:
         doc = loads_strict(p.read_text(encoding="utf-8-sig"))
