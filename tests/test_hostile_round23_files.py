@@ -284,6 +284,15 @@ def test_a_tune_file_that_is_a_fifo_is_not_called_missing(tune_folder: Path, tmp
     assert "not found" not in str(exc), exc
 
 
+def test_report_tuned_names_a_best_toml_that_is_a_fifo(tune_folder: Path,
+                                                       tmp_path: Path) -> None:
+    # U: "t/best.toml: not found; a tune folder holds best.toml" for a FIFO `ls` shows
+    os.mkfifo(tune_folder / "best.toml")
+    res = cli(tmp_path, "report", "--tuned", "t", "--out", "rep", "--no-plots")
+    bad = refused(res, "best.toml", "not a regular file")
+    assert bad is None, bad
+
+
 def test_a_tune_summary_of_zeros_is_named(tune_folder: Path) -> None:
     # U: "not valid JSON (Expecting value)" for a summary.json a crash left as zeros
     with open(tune_folder / "summary.json", "wb") as fh:
