@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from bench.benchmark.search_space import overrides
+from bench.data.compressed import HEAD, signature_of
 from bench.data.folder_names import windows_path
 from bench.data.letor import LetorData
 from bench.errors import ConfigError, LtrbenchError, home_expanded
@@ -231,6 +232,10 @@ def check_sqlite_url(storage_url: str) -> Path:
         raise ConfigError(f"{where}: an in-memory database is lost when tune ends (no --resume, "
                           "no report); give a file: sqlite:///PATH/study.db")
     path = Path(database).expanduser()
+    if path.is_symlink() and not path.exists():  # SQLite would make the study at its target
+        raise ConfigError(f"{where}: {path} is a symbolic link to {os.readlink(path)!r}, which "
+                          "does not resolve (a missing target or a link loop); SQLite would "
+                          "create the study where it points: give the database file itself")
     if windows_path(database) and not path.exists():  # 'C:\\studies\\s.db': one name, here
         raise ConfigError(f"{where}: '{database}' is a Windows path (a drive letter, or a "
                           "backslash: part of a name here, not a folder separator); give the "
@@ -245,10 +250,12 @@ def check_sqlite_url(storage_url: str) -> Path:
         raise ConfigError(f"{where}: {path if path.exists() else folder} is not writable")
     if path.exists() and path.stat().st_size:
         with path.open("rb") as fh:
-            head = fh.read(len(SQLITE_HEADER))
-        if head != SQLITE_HEADER:
-            raise ConfigError(f"{where}: {path} is not a SQLite database (its first bytes are "
-                              f"{head[:16]!r}); give a new file or an Optuna study database")
+            head = fh.read(HEAD)
+        if not head.startswith(SQLITE_HEADER):
+            known = signature_of(head)  # a study.db.gz renamed: named as every reader names it
+            said = f"it is {known[0]}" if known else f"its first bytes are {head[:16]!r}"
+            raise ConfigError(f"{where}: {path} is not a SQLite database ({said}); give a new "
+                              "file or an Optuna study database")
         tables = _sqlite_tables(path, where)
         if tables and not {"studies", "version_info"} <= tables:
             shown = ", ".join(sorted(tables)[:5])

@@ -35,6 +35,12 @@ _SAVE_AS_CSV = ("open it in the spreadsheet program and save the sheet as 'CSV U
 _PARQUET = re.compile(rb"PAR1[^\t-\r -~]")
 
 _SIGNATURES = (
+    # a file of NUL bytes only (as far as HEAD reaches): space allocated and never written (a
+    # download manager's preallocation, a copy cut by a crash, a disk error); read as text it
+    # was one line of millions of NULs (a 200 MB file: 24 s and 780 MB to say "malformed
+    # SVMlight line"), named as UTF-32 text by the NUL rule
+    (re.compile(rb"\x00+\Z"), "filled with NUL bytes (zeros: space allocated but never "
+     "written, as by a download cut short or a crash)", "get the file again"),
     # Office documents before zip (an .xlsx is a zip whose members are XML: unzipping it gives
     # no table): the first member of an OOXML package, named at byte 30 of the zip, is one of
     # its parts, [Content_Types].xml, _rels/, docProps/ or xl/ (ECMA-376 Part 2), OpenDocument stores its 'mimetype' member first (ODF 1.2 Part 3, 3.3), and the
@@ -93,3 +99,49 @@ def refuse_compressed(head: bytes, path: str | os.PathLike[str]) -> None:
                           "(a LETOR split, a ratings table, --engine dask shards)")
             raise DataError(f"the file is {what} (it starts with that signature); expected UTF-8 "
                             f"text: {advice}", path=path, line=1)
+
+
+def signature_of(head: bytes) -> tuple[str, str] | None:
+    """``(what the file is, what to do)`` when ``head`` (a file's first :data:`HEAD` bytes)
+    starts with a signature of :data:`_SIGNATURES` (gzip, zip, an Office document, Parquet
+    ...), else ``None``: for readers of binary formats (Parquet, SQLite), which name such
+    bytes as the text readers do."""
+    return next(((what, advice) for mark, what, advice in _SIGNATURES if mark.match(head)), None)
+
+
+def unreadable_parquet(path: str | os.PathLike[str], exc: BaseException) -> str:
+    """Why ``path``, which pyarrow could not read as Parquet (``exc``), is not, in one line and
+    in the words every text reader uses for the same bytes: ``not a readable Parquet file:``
+    then compressed (``the file is gzip-compressed ...: decompress it first``: a
+    ``train.parquet.gz`` renamed), a web page, text (a CSV or SVMlight file named ``.parquet``)
+    or empty; cut short (no footer), else pyarrow's own message with its line ends as spaces (it printed
+    "Deserializing page header failed." on a line of its own). pyarrow said "Parquet magic
+    bytes not found in footer" for all of these."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(HEAD)
+            tail = fh.read(0) if fh.seek(0, 2) < 12 else (fh.seek(-4, 2), fh.read(4))[1]
+    except OSError:
+        head = tail = b"PAR1"
+    why = " ".join(str(exc).split())
+    if head.startswith(b"PAR1") and tail != b"PAR1":
+        why = ("the file starts as Parquet but does not end as one (no footer): it was cut "
+               "short while downloaded, copied or written; get the whole file again")
+    elif not head:
+        why = "the file is empty (0 bytes)"
+    elif not head.startswith(b"PAR1"):
+        if web_page(head):
+            why = f"the file is {WEB_PAGE}"
+        if (found := signature_of(head)) is not None:
+            why = f"the file is {found[0]} (it starts with that signature): {found[1]}"
+        else:
+            try:
+                text = head.decode("utf-8")
+            except UnicodeDecodeError as bad:  # a multi-byte character cut at HEAD is text
+                text = head[:bad.start].decode("utf-8") if bad.start > len(head) - 4 else ""
+            if text and text.replace("\t", " ").replace("\n", " ").replace("\r", " ") \
+                    .isprintable():
+                first = text.splitlines()[0][:40]
+                why = (f"the file holds text ({first!r} ...), not Parquet: a CSV or SVMlight "
+                       "file named .parquet? give it under a text name (.csv, .txt)")
+    return f"not a readable Parquet file: {why}"

@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bench.data.compressed import unreadable_parquet
 from bench.data.dask_backend import on_pandas
 from bench.data.dask_cells import (
     date_line_problem,
@@ -456,8 +457,7 @@ def _parquet_columns(path: Path, cols: dict[str, str | None] | None = None,
     try:
         schema = pq.read_schema(path)
     except (OSError, ValueError, pa.ArrowException) as exc:
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise DataError(f"not a readable Parquet file ({first})", path=path) from None
+        raise DataError(unreadable_parquet(path, exc), path=path) from None
     from bench.data.delimited import check_column_once
     from bench.data.parquet import refuse_letor_split
 

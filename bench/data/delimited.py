@@ -213,3 +213,58 @@ def _refuse_stray_in_file(p: Path, sep: str, names: list[str] | None) -> None:
             done += lf.count(b"\n")
             if not block:
                 return
+
+
+#: A data line equal to the header: files exported (or runs merged) with their headers and
+#: joined; the one wording of every table reader (ratings tables, a run's tables, trials.csv).
+REPEATED_HEADER = ("this line repeats the header line (tables joined with their headers?): "
+                   "expected data; delete the repeated header")
+
+
+def check_written_csv(p: Path, *, from_line: int = 1) -> None:
+    """A CSV table ltrbench wrote (a run's ``metrics.csv`` and ``timings.csv``, a tune's
+    ``trials.csv``), held to every text reader's rules before pandas reads it: not empty;
+    compressed bytes and UTF-16/UTF-32 text named as every reader names them
+    (:func:`bench.data.inputs.bom_length`; it was "cannot read (UnicodeDecodeError: 'utf-8'
+    codec can't decode byte 0x8b ...)"); the line and column of a byte that is not UTF-8; and
+    no stray character (a NUL, an inner byte-order mark, a VT, FF or NEL: its line and column;
+    a NUL in a profile cell was "no 'test' rows for model ..."); no line repeating the header
+    (:data:`REPEATED_HEADER`). A :class:`DataError`; stray characters are looked for from line
+    ``from_line`` on."""
+    with open(p, "rb") as fh:
+        head = fh.read(HEAD)
+    if not head:
+        raise DataError("empty file: expected a header line and rows", path=p)
+    start = bom_length(head, p)
+    raw = p.read_bytes()
+    try:
+        raw[start:].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        at = start + exc.start
+        before = raw[:at].replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        column = len(before) - before.rfind(b"\n")
+        raise DataError(f"not UTF-8 text (byte {raw[at]:#04x} at column {column}): expected "
+                        "a table ltrbench wrote", path=p, line=before.count(b"\n") + 1) from None
+    lines = raw[start:].splitlines()
+    if STRAY_BYTES.search(raw, start):  # (``from_line`` 2: the caller names its header's own)
+        for number, line in enumerate(lines[from_line - 1:], start=from_line):
+            if (why := stray_character(line)) is not None:
+                raise DataError(why, path=p, line=number)
+    again = next((i for i, line in enumerate(lines[1:], start=2) if line == lines[0]), None)
+    if again is not None:  # it was "'seed' is 'seed': expected a whole number"
+        raise DataError(REPEATED_HEADER, path=p, line=again)
+
+
+def refuse_cut_table(p: Path, redo: str) -> None:
+    """A :class:`DataError` for a table ltrbench wrote whose last line has no line end: the
+    file was cut while written or copied, and its last number may be cut too (``0.56`` of
+    ``0.5625``, a value pandas reads as written); ``redo`` says what to do."""
+    with open(p, "rb") as fh:
+        if fh.seek(0, 2) == 0:
+            return
+        fh.seek(-1, 2)
+        if fh.read(1) in (b"\n", b"\r"):
+            return
+    lines = p.read_bytes().replace(b"\r\n", b"\n").replace(b"\r", b"\n").count(b"\n") + 1
+    raise DataError("truncated: the last line has no line end (the file was cut while "
+                    f"written or copied); {redo}", path=p, line=lines)

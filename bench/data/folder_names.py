@@ -176,7 +176,13 @@ def twins(folder: Path, name: str) -> list[Path]:
 def missing_note(path: Path) -> str:
     """For a missing input ``path``: ``"; 'café.txt' is there, the name in another Unicode form
     (NFD)..."`` naming the entries of its folder that differ from its name only in case or in
-    Unicode normalization (what a user typing the name sees as the same name), else ``""``."""
+    Unicode normalization (what a user typing the name sees as the same name), else ``""``.
+    A ``path`` that is a symbolic link leading nowhere (a data folder moved, its links left
+    behind: ``ls`` lists the name) is said to be one, naming its target, as the dataset reader
+    says it (:func:`bench.datasets.resolve.resolve_spec`)."""
+    if path.is_symlink():
+        return (f" (a symbolic link to {os.readlink(path)!r}, which does not resolve: a "
+                "missing target or a link loop)")
     found = twins(path.parent, path.name)
     if not found:
         return windows_note(path) or locale_note(path)

@@ -76,7 +76,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from bench.data.big_ints import digit_count, int_text
-from bench.data.compressed import refuse_compressed
+from bench.data.compressed import HEAD, refuse_compressed
 from bench.data.folder_names import missing_note
 from bench.data.input_ids import UTF8_BOM as UTF8_BOM
 from bench.data.input_ids import dos_eof_hint as dos_eof_hint
@@ -188,12 +188,9 @@ def text_lines(path: PathLike, *, expected: str = "a text file",
     """
     p = check_input_file(path, expected=expected)
     lineno = 0
-    with open(p, "rb") as fh:
-        first = True
+    with open(p, "rb") as fh:  # the head judged before a first "line" of a GB is read
+        fh.seek(bom_length(fh.read(HEAD), p))
         for chunk in fh:  # split on LF; a lone CR inside a chunk ends a line too
-            if first:
-                chunk = chunk[bom_length(chunk, p):]
-                first = False
             body = chunk[:-1] if chunk.endswith(b"\n") else chunk
             if body.endswith(b"\r"):
                 body = body[:-1]  # CRLF

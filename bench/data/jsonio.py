@@ -80,6 +80,53 @@ def each_key_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+class NotJsonNumber(ValueError):
+    """A token :mod:`json` reads but JSON has not (``NaN``, ``Infinity``, ``-Infinity``, RFC 8259
+    §6), or a number beyond float64 that it reads as an infinity (``1e999``): the argument."""
+
+
+def _no_constant(token: str) -> Any:
+    raise NotJsonNumber(token)
+
+
+def _finite_float(token: str) -> float:
+    value = float(token)
+    if not math.isfinite(value):
+        raise NotJsonNumber(token)
+    return value
+
+
+def json_place(text: str, token: str) -> tuple[int, int, str | None]:
+    """(line, column, the key whose value it is or ``None``) of the first ``token`` outside a
+    string of ``text`` (1-based; (1, 1, None) when not found)."""
+    import re
+
+    for m in re.finditer(r'"(?:[^"\\]|\\.)*"|' + re.escape(token), text):
+        if not m.group().startswith('"'):
+            line = text.count("\n", 0, m.start()) + 1
+            key = re.search(r'"((?:[^"\\]|\\.)*)"\s*:\s*$', text[max(0, m.start() - 200):m.start()])
+            return (line, m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1,
+                    key.group(1) if key else None)
+    return 1, 1, None
+
+
+def not_json_number(text: str, token: str) -> str:
+    """What :class:`NotJsonNumber` ``token`` of ``text`` is, for an error: ``ci_low is inf
+    (written 'Infinity' at line 1, column 152): ...``."""
+    line, column, key = json_place(text, token)
+    return (f"{key or 'a value'} is {float(token)!r} (written {token!r} at line {line}, column "
+            f"{column}): JSON has no NaN or infinity, and a float64 ends near 1.8e308")
+
+
+def loads_strict(text: str) -> Any:
+    """``json.loads`` as ltrbench writes JSON: each key once (:class:`RepeatedKey`), and no
+    ``NaN`` / ``Infinity`` token or number beyond float64 (:class:`NotJsonNumber`), which
+    :mod:`json` reads in silence (a value that :func:`dumps` never writes: another tool wrote
+    or edited the file)."""
+    return json.loads(text, object_pairs_hook=each_key_once, parse_constant=_no_constant,
+                      parse_float=_finite_float)
+
+
 def read_json_object(path: str | Path, what: str, hint: str = "") -> dict[str, Any]:
     """The JSON object in ``path`` (``what`` it should be, e.g. "the run's manifest"), or a
     :class:`~bench.errors.DataError` naming the file (and the line of a syntax error) when it is
@@ -87,12 +134,19 @@ def read_json_object(path: str | Path, what: str, hint: str = "") -> dict[str, A
     UTF-8 byte-order mark (a file saved again by a Windows editor) is skipped, as the TOML, CSV
     and text readers skip it (RFC 8259 §8.1 lets a parser ignore it): the manifest of such a run
     was refused as "not valid JSON" while its config.toml and metrics.csv were read."""
+    from bench.data.compressed import HEAD
+    from bench.data.inputs import bom_length, check_input_file
     from bench.errors import DataError
 
-    p = Path(path)
+    p = check_input_file(path, expected=what)  # a folder, a FIFO (read for ever), a broken link
+    with open(p, "rb") as fh:  # gzip, UTF-16, NUL bytes only (a crash's zeros): named first
+        bom_length(fh.read(HEAD), p)
     tail = f"; {hint}" if hint else ""
     try:
-        doc = json.loads(p.read_text(encoding="utf-8-sig"), object_pairs_hook=each_key_once)
+        doc = loads_strict(p.read_text(encoding="utf-8-sig"))
+    except NotJsonNumber as exc:  # json reads NaN and 1e999 (as inf), in silence
+        said = not_json_number(p.read_text(encoding="utf-8-sig"), exc.args[0])
+        raise DataError(f"{said}; expected {what}{tail}", path=p) from None
     except RepeatedKey as exc:  # json keeps the last of a key twice, in silence
         raise DataError(f"the key {exc.args[0]!r} appears twice in one object: expected {what} "
                         f"with each key once{tail}", path=p) from None

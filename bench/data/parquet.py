@@ -31,6 +31,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from bench.data.atomic import atomic_path
+from bench.data.compressed import unreadable_parquet
 from bench.data.groups import offsets_from_qid
 from bench.data.inputs import INT64_MAX, check_input_file
 from bench.data.letor import LetorData
@@ -138,7 +139,7 @@ def read_parquet(path: PathLike) -> LetorData:
                             "column of each name", path=p, column=twice)
         table = pq.read_table(p)
     except (pa.ArrowException, OSError) as exc:
-        raise DataError(f"not a readable Parquet file: {exc}", path=p) from exc
+        raise DataError(unreadable_parquet(p, exc), path=p) from exc
     meta = _ltrbench_meta(table, p)
     for required in ("qid", "label"):
         if required not in table.column_names:

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bench.data.compressed import unreadable_parquet
 from bench.data.dask_backend import on_pandas
 from bench.data.dask_qids import refuse_wrapped_ids
 from bench.data.groups import offsets_from_qid
@@ -243,7 +244,7 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
             meta = pq.read_metadata(f)
             schema = meta.schema.to_arrow_schema()
         except (OSError, ValueError, pa.ArrowException) as exc:
-            raise DataError(f"not a readable Parquet file ({exc}): expected a shard written by "
+            raise DataError(f"{unreadable_parquet(f, exc)}; expected a shard written by "
                             "ltrbench convert --shards or write_query_shards", path=f) from None
         ranged = index_names(schema) - set(schema.names)  # pandas: 1, 2, 3 as a range index
         names = schema.names + sorted(ranged)
@@ -373,9 +374,7 @@ def unreadable_shard(files: list[str] | None, columns: list[str] | None,
         try:
             pq.read_table(f, columns=columns)
         except (OSError, ValueError, pa.ArrowException) as bad:
-            first = (str(bad).strip().splitlines() or [type(bad).__name__])[0]
-            return DataError(f"not a readable Parquet file ({first}): expected {expected}",
-                             path=f)
+            return DataError(f"{unreadable_parquet(f, bad)}; expected {expected}", path=f)
     return DataError(f"cannot read the shards ({type(exc).__name__}: {reason})", path=where)
 
 

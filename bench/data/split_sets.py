@@ -60,11 +60,17 @@ def check_one_set(folder: Path, parquet_digests: Mapping[str, str],
     if not texts:
         return
     split = "train" if "train" in texts else next(iter(texts))
-    record = _record(folder)
-    files = record.get("files") if record is not None else None
-    listed = {f for f in files if isinstance(f, str)} if isinstance(files, list) else set()
     names = {s: f.relative_to(folder).as_posix() for s, f in texts.items()}
     text, parquet = names[split], f"{split}.parquet"
+    try:
+        record = _record(folder)
+    except DataError as exc:  # cut, a FIFO, NaN: no record vouches, and why is said
+        raise DataError(f"the folder holds two split sets, text ({text}) and Parquet "
+                        f"({parquet}), and its conversion record cannot vouch for them ({exc}); "
+                        "convert again, or move one set to a folder of its own",
+                        path=folder) from None
+    files = record.get("files") if record is not None else None
+    listed = {f for f in files if isinstance(f, str)} if isinstance(files, list) else set()
     wanted = set(names.values()) | {f"{s}.parquet" for s in SPLITS}
     if record is None or not wanted <= listed:
         raise DataError(
@@ -72,9 +78,16 @@ def check_one_set(folder: Path, parquet_digests: Mapping[str, str],
             f"({parquet}), and no conversion record ({SUMMARY} 'files', as 'ltrbench "
             "convert' writes it) says they are one dataset: which one to read cannot be told; "
             "move one set to a folder of its own", path=folder)
-    recorded = record.get("sha256")
-    if not isinstance(recorded, dict):
+    if "sha256" not in record:
         return  # a conversion written before digests were recorded: its Parquet set is read
+    every = [n for t in names.values() for n in (t, f"{t}.query")] + \
+        [f"{s}.parquet" for s in parquet_digests]
+    if (why := _unvouched(record, folder, every)) is not None:
+        raise DataError(f"{SUMMARY}: {why}: whether the text ({text}) and Parquet ({parquet}) "
+                        "splits still agree cannot be told; convert again, or move one set to "
+                        "a folder of its own", path=folder)
+    recorded = record["sha256"]
+    assert isinstance(recorded, dict)
     changed = [f"{s}.parquet" for s, d in parquet_digests.items()
                if recorded.get(f"{s}.parquet", d) != d]
     stat_record = record.get("stat")  # a file of the recorded size and time: not hashed again
@@ -117,14 +130,31 @@ def _stat(f: Path) -> tuple[int, int]:
 
 
 def _record(folder: Path) -> dict[str, object] | None:
-    """``summary.json`` as a mapping, or ``None`` when absent or not a conversion's record."""
-    try:
-        data = json.loads((folder / SUMMARY).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or not isinstance(data.get("files"), list):
-        return None
-    return data
+    """``summary.json`` as a mapping, or ``None`` when absent or not a conversion's record.
+    Read as every JSON file is (:func:`bench.data.jsonio.read_json_object`: a UTF-8 byte-order
+    mark skipped, a file cut or holding a key twice named): a record saved again by a Windows
+    editor was "no conversion record"."""
+    from bench.data.jsonio import read_json_object
+
+    path = folder / SUMMARY
+    if not path.exists() and not path.is_symlink():
+        return None  # (a FIFO, a folder or a broken link there: named by the reader)
+    data = read_json_object(path, "the record 'ltrbench convert' writes")
+    return data if isinstance(data.get("files"), list) else None
+
+
+def _unvouched(record: dict[str, object], folder: Path, names: Iterable[str]) -> str | None:
+    """What a record's ``sha256`` cannot vouch for: not an object (``sha256-as-a-list``), or
+    without the digest of a listed file that is there; ``None`` when it vouches."""
+    recorded = record["sha256"]
+    if not isinstance(recorded, dict):
+        return f"'sha256' holds {json.dumps(recorded)[:40]}, not an object of file -> digest"
+    listed = record.get("files")
+    for name in names:
+        if name not in recorded and isinstance(listed, list) and name in listed \
+                and (folder / name).is_file():
+            return f"'sha256' records no digest of {name}, which it lists in 'files'"
+    return None
 
 
 def refuse_parquet_twins(texts: Mapping[str, Path | None], folder: Path) -> None:

@@ -43,9 +43,10 @@ import numpy as np
 import pandas as pd
 
 from bench.data.cell_text import nonfinite_message
-from bench.data.compressed import HEAD, refuse_compressed
+from bench.data.compressed import HEAD, refuse_compressed, unreadable_parquet
 from bench.data.date_text import text_dates
 from bench.data.delimited import (
+    REPEATED_HEADER,
     check_column_once,
     check_field_counts,
     header_fields,
@@ -200,7 +201,7 @@ def _read_parquet(p: Path, cols: dict[str, Column]) -> pd.DataFrame:
     try:
         schema = pq.read_schema(p)
     except (pa.ArrowInvalid, OSError) as exc:
-        raise DataError(f"not a readable Parquet file: {exc}", path=p) from exc
+        raise DataError(unreadable_parquet(p, exc), path=p) from exc
     refuse_letor_split(schema, p)  # a conversion's own split given back as ratings
     from bench.data.shard_listing import index_names
 
@@ -219,7 +220,7 @@ def _read_parquet(p: Path, cols: dict[str, Column]) -> pd.DataFrame:
         frame = pq.read_table(p, columns=[c for c in dict.fromkeys(resolved) if c in present],
                               coerce_int96_timestamp_unit="us").to_pandas()
     except (pa.ArrowException, OSError) as exc:  # a damaged row group, an unreadable type
-        raise DataError(f"not a readable Parquet file: {exc}", path=p) from exc
+        raise DataError(unreadable_parquet(p, exc), path=p) from exc
     # a column a pandas job wrote as its index (set_index("user").to_parquet): pandas'
     # metadata makes it the frame's index again, a column here (a KeyError 'user' before)
     return frame.reset_index() if set(frame.index.names) & set(resolved) else frame
@@ -304,8 +305,7 @@ def _refuse_repeated_header(frame: pd.DataFrame, p: Path, lines: np.ndarray | No
     for name in frame.columns:
         same &= frame[name].astype(str).str.strip().eq(str(name)).to_numpy(dtype=bool)
     if same.any():
-        raise DataError("this line repeats the header line (tables joined with their headers?): "
-                        "expected data; delete the repeated header", path=p,
+        raise DataError(REPEATED_HEADER, path=p,
                         line=int(np.flatnonzero(same)[0]) + 2 if lines is None
                         else int(lines[np.flatnonzero(same)[0] + 1]))
 

@@ -68,7 +68,7 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         return doc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{p}: not valid TOML: {exc}{_offending_line(text, str(exc))}"
-                          f"{_lone_cr_hint(text)}") from exc
+                          f"{_lone_cr_hint(text)}{_stray_hint(text, str(exc))}") from exc
     except ValueError as exc:  # an integer beyond Python's digit limit (bench.data.big_ints)
         cause = tomllib.TOMLDecodeError(long_number_text(text) or str(exc))
         raise ConfigError(f"{p}: not valid TOML: {cause}") from cause
@@ -109,6 +109,22 @@ def _offending_line(text: str, message: str) -> str:
     line = lines[int(m.group(1)) - 1]
     hint = " (a key or table given twice?)" if twice else _line_hint(line) or _value_hint(line)
     return f"; line {m.group(1)} reads {shown!r}{hint}"
+
+
+def _stray_hint(text: str, message: str) -> str:
+    """``; line 2: a NUL byte at column 4: ...`` when the line the parser names holds a
+    character every text reader refuses by name (:func:`bench.data.input_ids.stray_character`:
+    a NUL, as UTF-16 without a byte-order mark has beside every letter, an inner byte-order
+    mark, a VT, FF, NEL or U+2028 ending a line where TOML does not): the parser said only
+    "Expected '=' after a key" or "Expected newline or end of document"."""
+    from bench.data.input_ids import stray_character
+
+    m = re.search(r"\(at line (\d+), column \d+\)$", message)
+    lines = text.replace("\r\n", "\n").split("\n")
+    if m is None or not 0 < int(m.group(1)) <= len(lines):
+        return ""
+    why = stray_character(lines[int(m.group(1)) - 1].encode("utf-8", "surrogatepass"))
+    return f"; line {m.group(1)}: {why}" if why else ""
 
 
 def _lone_cr_hint(text: str) -> str:

@@ -41,6 +41,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bench.data.checks import check_letor
+from bench.data.compressed import unreadable_parquet
 from bench.data.folder_names import FOLD_NAME, locale_note, missing_note
 from bench.data.folders import (
     detect_layout,
@@ -458,7 +459,7 @@ def _load_table_guessing_columns(p: Path) -> Ratings:
         try:
             columns = pq.read_schema(p).names
         except (pa.ArrowException, OSError) as exc:  # not Parquet, empty, truncated
-            raise DataError(f"not a readable Parquet file ({exc}): expected a ratings table",
+            raise DataError(f"{unreadable_parquet(p, exc)}; expected a ratings table",
                             path=p) from None
         if "qid" in columns and "label" in columns:
             raise DataError("a single LETOR Parquet file: give the folder holding "

@@ -97,13 +97,38 @@ def verify_folder(card: Card, folder: str | os.PathLike[str], *,
 
 
 def _recorded_digests(folder: Path) -> dict[str, str]:
-    """``file -> sha256`` of the fetch record in ``folder`` (none when absent or damaged)."""
-    try:
-        files = json.loads((folder / FETCH_RECORD).read_text(encoding="utf-8"))["files"]
-    except (OSError, ValueError, KeyError, TypeError):
+    """``file -> sha256`` of the fetch record in ``folder`` (none when there is no record).
+
+    A record that is there but cannot be read as the one a fetch writes (cut, emptied,
+    compressed, UTF-16, a key twice, ``files`` not an object of file -> hex digest) is a
+    :class:`~bench.errors.DataError` naming it: taken for no record, it let a file edited
+    since the fetch pass as "unverified" and verify say OK. A UTF-8 byte-order mark is
+    skipped, as every JSON reader skips it (:func:`bench.data.jsonio.read_json_object`)."""
+    from bench.data.jsonio import read_json_object
+    from bench.errors import DataError
+
+    path = folder / FETCH_RECORD
+    if not path.exists() and not path.is_symlink():
         return {}
-    return {k: v for k, v in files.items() if isinstance(v, str)} if isinstance(files, dict) \
-        else {}
+    todo = ("remove it to verify against the card's digests alone, or fetch again with "
+            "--force")
+    doc = read_json_object(path, "the record 'datasets fetch' wrote", todo)
+    files = doc.get("files")
+    field: str | None = "files"
+    value: object = files
+    if isinstance(files, dict):
+        key = next((k for k, v in files.items() if v is not None and not _hex64(v)), None)
+        field, value = (None, None) if key is None else (f"files[{key!r}]", files[key])
+    if field is not None or not isinstance(files, dict):
+        raise DataError(f"{field} holds {json.dumps(value)[:60]}: expected an object of file "
+                        "-> SHA-256 (64 hex digits), as 'datasets fetch' writes it; "
+                        f"{todo}", path=path)
+    return {k: v for k, v in files.items() if isinstance(v, str)}
+
+
+def _hex64(text: object) -> bool:
+    return isinstance(text, str) and len(text) == 64 and all(c in "0123456789abcdefABCDEF"
+                                                             for c in text)
 
 
 def card_mismatches(card: Card, folder: str | os.PathLike[str]) -> tuple[VerifyReport, list[str]]:

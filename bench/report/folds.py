@@ -21,7 +21,6 @@ is refused naming the query and both runs.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,7 +30,8 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from bench.data.jsonio import RepeatedKey, each_key_once
+from bench.data.inputs import check_input_file
+from bench.data.jsonio import NotJsonNumber, RepeatedKey, loads_strict, not_json_number
 from bench.datasets.folds import fold_suffix
 from bench.errors import DataError
 from bench.metrics.families import averaging, best_is_lowest
@@ -222,8 +222,13 @@ def stale_notes(doc: dict[str, Any], base: Path) -> list[str]:
 def read_fold_doc(path: Path) -> dict[str, Any]:
     """One fold document, checked as :func:`read_fold_docs` checks each (a :class:`DataError`
     naming the file and the place)."""
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=each_key_once)
+    check_input_file(path, expected="a fold document (JSON)")  # a FIFO was read for ever
+    try:  # a byte-order mark skipped, NaN and 1e999 refused: every JSON reader's rules
+        doc = loads_strict(path.read_text(encoding="utf-8-sig"))
+    except NotJsonNumber as exc:
+        said = not_json_number(path.read_text(encoding="utf-8-sig"), exc.args[0])
+        raise DataError(f"{said}; expected a fold document as `ltrbench run --folds` writes "
+                        "it", path=path) from None
     except RepeatedKey as exc:  # json keeps the last of a key twice, in silence
         raise DataError(f"the key {exc.args[0]!r} appears twice in one object: expected a fold "
                         "document with each key once, as `ltrbench run --folds` writes it",

@@ -35,6 +35,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bench.data.delimited import check_written_csv, refuse_cut_table
+from bench.data.inputs import check_input_file
 from bench.data.jsonio import read_json_object
 from bench.errors import DataError
 from bench.report.latex import tex_escape
@@ -194,7 +196,7 @@ def _read_summary(folder: Path) -> dict[str, Any]:
     without it is a :class:`DataError`: its trials table would be shown with an empty budget
     and sampler without a word."""
     path = folder / SUMMARY
-    if path.is_file():
+    if path.is_file() or _there(path, "tune's summary.json"):
         return read_json_object(path, "tune's summary (per model: trials, best value)")
     if (folder / COMPLETE).exists():
         raise DataError(f"not found: the tune in {folder} finished ('complete' is there) but "
@@ -204,9 +206,21 @@ def _read_summary(folder: Path) -> dict[str, Any]:
     return {}
 
 
+def _there(path: Path, what: str) -> bool:
+    """Whether anything is at ``path``; what is there and is no readable file (a folder, a
+    FIFO, a link leading nowhere) is a :class:`DataError` saying so, as every reader says it
+    (:func:`bench.data.inputs.check_input_file`), never "not found" for a name ``ls`` lists."""
+    if not path.exists() and not path.is_symlink():
+        return False
+    check_input_file(path, expected=what)
+    return True
+
+
 def _read_trials(path: Path) -> pd.DataFrame:
-    if not path.is_file():
+    if not _there(path, "a tune folder's trials.csv"):
         raise DataError("not found: a tune folder holds trials.csv (one row per trial)", path=path)
+    check_written_csv(path)  # gzip, UTF-16, a NUL: named as every reader names them
+    refuse_cut_table(path, "put back the file tune wrote, or tune again")
     try:
         frame = pd.read_csv(path, dtype={"model": str, "library": str, "state": str,
                                          "metric": str, "profile": str, "params": str},
@@ -280,7 +294,7 @@ def best_trial(folder: TuneFolder, model: str) -> pd.Series | None:
 def study_names(db: Path) -> list[str]:
     """The study names in an Optuna SQLite storage, read with :mod:`sqlite3` opened read-only
     (a file that is not SQLite, or not Optuna's, is a :class:`DataError` naming it)."""
-    if not db.is_file():
+    if not _there(db, "a tune folder's study.db (SQLite)"):
         raise DataError("not found: a tune folder holds study.db (the Optuna storage)", path=db)
     with db.open("rb") as fh:
         if fh.read(len(SQLITE_HEADER)) != SQLITE_HEADER:

@@ -27,9 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from bench.data.atomic import replace_file_set, write_text
+from bench.data.inputs import check_input_file
 from bench.data.toml import read_toml
 from bench.datasets.recorded import paths_from_config_folder
-from bench.errors import ConfigError
+from bench.errors import ConfigError, DataError
 from bench.report.build import DEFAULT_OPTIONS, SCHEMA_VERSION, LeaderboardOptions, _display_path
 from bench.report.latex import render_latex
 from bench.report.leaderboard import render_json
@@ -65,6 +66,11 @@ def _check_best(best_path: Path) -> None:
     finish it, instead of only that a file is missing."""
     if best_path.is_file():
         return
+    if best_path.exists() or best_path.is_symlink():  # a folder, a FIFO, a broken link: said
+        try:
+            check_input_file(best_path, expected="a tune folder's best.toml")
+        except DataError as exc:
+            raise ConfigError(str(exc)) from None
     folder = best_path.parent
     if folder.is_dir() and not any((folder / name).exists() for name in _TUNE_FILES):
         raise ConfigError(f"{folder}: not a tune folder (no {PLAN}, {TRIALS_CSV} or best.toml): "

@@ -221,6 +221,10 @@ def _check_profile(run: RunDir, metrics: pd.DataFrame, path: Any) -> None:
     cfg = run.config
     configured = cfg.get("profile") or (cfg.get("evaluation") or {}).get("profile")
     evaluation = run.manifest.get("evaluation")
+    if evaluation is not None and not isinstance(evaluation, dict):  # "ltrbench": no record
+        raise DataError(f"'evaluation' is {evaluation!r}: expected an object (profile, ...), as "
+                        "ltrbench writes it; the run was edited by hand",
+                        path=run.path / "manifest.json")
     recorded = evaluation.get("profile") if isinstance(evaluation, dict) else None
     if configured is not None and recorded is not None and str(configured) != str(recorded):
         raise DataError(f"the manifest's evaluation profile {recorded!r} is not the config's "

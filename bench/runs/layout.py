@@ -44,6 +44,8 @@ import numpy as np
 import pandas as pd
 
 from bench.data.atomic import atomic_path, remove_orphans_in, write_text
+from bench.data.compressed import unreadable_parquet
+from bench.data.delimited import check_written_csv, refuse_cut_table
 from bench.data.jsonio import dumps, read_json_object
 from bench.errors import DataError
 from bench.runs.timing_checks import check_timings
@@ -245,8 +247,9 @@ def read_checked(path: Path) -> pd.DataFrame:
     except (OSError, ValueError, UnicodeDecodeError) as exc:
         if isinstance(exc, DataError) or (isinstance(exc, OSError) and not path.is_file()):
             raise
-        raise DataError(f"cannot read ({type(exc).__name__}: {exc}); {_DAMAGED}",
-                        path=path) from exc
+        why = unreadable_parquet(path, exc) if not is_csv else \
+            f"cannot read ({type(exc).__name__}: {' '.join(str(exc).split())})"
+        raise DataError(f"{why}; {_DAMAGED}", path=path) from exc
     spec = TABLES.get(path.name)
     required = spec.required if spec else ()
     missing = [c for c in required if c not in frame.columns]
@@ -433,12 +436,10 @@ def _check_csv_shape(path: Path) -> list[str]:
     header's column names."""
     import csv
 
-    with open(path, "rb") as fh:
-        fh.seek(0, 2)
-        if fh.tell() == 0:
-            raise DataError("empty file: expected a header line and rows", path=path)
-        fh.seek(-1, 2)
-        ends = fh.read(1) in (b"\n", b"\r")
+    try:  # empty, compressed, UTF-16, a NUL or FF: named, as every reader names them
+        check_written_csv(path, from_line=2)  # the header's names: said below, by name
+    except DataError as exc:
+        raise DataError(f"cannot read: {exc.reason}; {_DAMAGED}", path=path, line=exc.line) from None
     with open(path, encoding="utf-8", newline="") as fh:
         reader = csv.reader(fh)
         header = next(reader, [])
@@ -452,16 +453,12 @@ def _check_csv_shape(path: Path) -> list[str]:
         if twice:
             raise DataError(f"column(s) {', '.join(map(repr, twice))} appear more than once in "
                             f"the header ({', '.join(header)}); {_DAMAGED}", path=path, line=1)
-        last = 1
         for fields in reader:
-            last = reader.line_num
             if fields and len(fields) != len(header):
                 raise DataError(f"{len(fields)} field(s) where the header has {len(header)} "
                                 f"({', '.join(header)}): a damaged or truncated line",
                                 path=path, line=reader.line_num)
-    if not ends:
-        raise DataError("truncated: the last line has no line end (the file was cut while "
-                        "written or copied); run the benchmark again", path=path, line=last)
+    refuse_cut_table(path, "run the benchmark again")
     return names
 
 
