@@ -230,6 +230,17 @@ def interrupted_switch(folder: str | os.PathLike[str]) -> Path | None:
     return None
 
 
+
+def switch_note(folder: str | os.PathLike[str]) -> set[str]:
+    """The names of the files the :func:`replace_file_set` writers of ``folder`` were moving in
+    when they stopped (the :data:`SWITCHING` notes of its temporary folders, whoever wrote
+    them): files of ltrbench's own set, whichever set they are of."""
+    names: set[str] = set()
+    for note in Path(folder).glob(f".set-*.tmp/{SWITCHING}"):
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            names |= {n for n in note.read_text(encoding="utf-8").splitlines() if n}
+    return names
+
 def check_switch_finished(folder: str | os.PathLike[str]) -> None:
     """A :class:`~bench.errors.DataError` naming ``folder`` when :func:`interrupted_switch`
     finds a set of files whose replacement was cut short (the writer killed mid-switch)."""

@@ -183,6 +183,18 @@ def refuse_foreign_files(out: Path, earlier: list[str],
                               "would replace it; move it, or choose another --out")
 
 
+
+def _refuse_folders_at_files(out_dir: Path) -> None:
+    """Refuse, before any statistics, a folder where the report writes one of its files
+    (``leaderboard.md/``): the report was drawn, then ``o/leaderboard.md: Is a directory``
+    named no option and nothing to do."""
+    for name in (*LEADERBOARD_FILES, REPORT_FILES):
+        target = Path(out_dir) / name
+        if target.is_dir() and not target.is_symlink():
+            raise ConfigError(f"--out {os.fspath(out_dir)!r}: {os.fspath(target)!r} is a folder, "
+                              "where the report writes a file: move it away or choose another "
+                              "--out")
+
 def write_leaderboard(
     runs: Iterable[str | Path | RunDir],
     out_dir: str | Path = "results",
@@ -222,6 +234,7 @@ def write_leaderboard(
     check_output_dir(out_dir, option="--out", inputs=[("--runs", c.run.path) for c in choices],
                      writes=[glob.escape(n) for n in (*planned, *earlier)])
     check_out_apart(out_dir, choices)
+    _refuse_folders_at_files(out_dir)
     refuse_foreign_files(out, earlier)  # after the checks of links, FIFOs and devices
     if plots:
         check_plot_folders(out, folders)
