@@ -184,7 +184,7 @@ def refuse_foreign_files(out: Path, earlier: list[str],
 
 
 
-def _refuse_folders_at_files(out_dir: Path) -> None:
+def _refuse_folders_at_files(out_dir: str | Path) -> None:
     """Refuse, before any statistics, a folder where the report writes one of its files
     (``leaderboard.md/``): the report was drawn, then ``o/leaderboard.md: Is a directory``
     named no option and nothing to do."""
