@@ -312,6 +312,85 @@ def test_silent_accept_perf_out_into_a_parquet_set(tmp_path: Path) -> None:
     ok(_no_work_done(res, "--out", "pq", "dataset"))
 
 
+def test_silent_accept_run_out_into_a_movielens_copy_given_by_path(tmp_path: Path) -> None:
+    ml = tmp_path / "ml-latest-small"
+    ml.mkdir()
+    (ml / "ratings.csv").write_bytes(RATINGS)
+    (ml / "movies.csv").write_text("movieId,title,genres\n1,A,Drama\n")
+    res = cli(tmp_path, "run", "--dataset", "synthetic", "--quick", "--out", "ml-latest-small")
+    ok(_no_work_done(res, "--out", "ml-latest-small", "dataset"))
+
+
+def test_silent_accept_report_out_into_a_letor_root_of_folds(tmp_path: Path) -> None:
+    """``MQ2007/`` holding ``Fold1/``: the leaderboard files went beside the folds."""
+    letor_folder(tmp_path / "MQ2007" / "Fold1")
+    write_one_seed_run(tmp_path / "runs", "r1", "toy", {"random": [0.1, 0.2, 0.3]})
+    res = cli(tmp_path, "report", "--runs", "runs/r1", "--out", "MQ2007", "--no-plots")
+    ok(_no_work_done(res, "--out", "MQ2007", "dataset"))
+    assert sorted(os.listdir(tmp_path / "MQ2007")) == ["Fold1"]
+
+
+def test_silent_accept_per_query_into_a_letor_root_of_five_parts(tmp_path: Path) -> None:
+    """OHSUMED's shape: ``S1.txt`` .. ``S5.txt`` (folds are built from them)."""
+    _trec(tmp_path)
+    (tmp_path / "ohsumed").mkdir()
+    for k in range(1, 6):
+        (tmp_path / "ohsumed" / f"S{k}.txt").write_text(f"1 qid:{k} 1:0.5\n")
+    res = cli(tmp_path, "evaluate", "--qrels", "q.txt", "--run", "r.txt",
+              "--per-query", "ohsumed/per_query.csv")
+    ok(refused(res, "--per-query", "ohsumed", "dataset"))
+
+
+def test_silent_accept_guard_run_out_holding_a_dataset_folder_beside_it_goes_on(
+        tmp_path: Path) -> None:
+    """Not over-refused: ``--out work`` where ``work/letor`` is a dataset writes beside it
+    (README: an output folder that merely holds the input folder; without the cross-check,
+    whose folder ``work/letor/`` is named after the dataset, which is refused already)."""
+    letor_folder(tmp_path / "work" / "letor")
+    res = cli(tmp_path, "run", "--dataset", "work/letor", "--quick", "--no-crosscheck",
+              "--out", "work")
+    assert _worked(res), res.err[-800:]
+
+
+def test_silent_accept_guard_report_out_beside_a_dataset_is_written(tmp_path: Path) -> None:
+    letor_folder(tmp_path / "work" / "letor")
+    write_one_seed_run(tmp_path / "runs", "r1", "toy", {"random": [0.1, 0.2, 0.3]})
+    res = cli(tmp_path, "report", "--runs", "runs/r1", "--out", "work", "--no-plots")
+    assert res.status == 0, res.err[-800:]
+    assert (tmp_path / "work" / "leaderboard.md").is_file()
+
+
+def test_silent_accept_crosscheck_versions_out_into_a_letor_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``crosscheck --versions --out ~/letor`` wrote ``definitions/`` among the splits."""
+    monkeypatch.setattr("bench.crosscheck.versions.run_versions", _boom)
+    letor_folder(tmp_path / "letor")
+    res = cli(tmp_path, "crosscheck", "--versions", "lightgbm==installed", "--out", "letor")
+    ok(_no_work_done(res, "--out", "letor", "dataset"))
+
+
+def test_silent_accept_crosscheck_versions_cache_dir_inside_a_letor_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its virtual environments (hundreds of MB) were made inside the dataset's folder."""
+    monkeypatch.setattr("bench.crosscheck.versions.run_versions", _boom)
+    letor_folder(tmp_path / "letor")
+    res = cli(tmp_path, "crosscheck", "--versions", "lightgbm==installed",
+              "--cache-dir", "letor/envs", "--out", "o")
+    ok(_no_work_done(res, "--cache-dir", "letor", "dataset"))
+    assert not (tmp_path / "letor" / "envs").exists()
+
+
+def test_input_destroyed_datasets_fetch_into_a_data_dir_inside_a_dataset_folder(
+        tmp_path: Path) -> None:
+    """``--data-dir ~/MQ2007/Fold1/datasets``: the download, its staging folder and the
+    parse cache were made among another dataset's files (refused before any download)."""
+    fold = letor_folder(tmp_path / "MQ2007" / "Fold1")
+    res = cli(tmp_path, "datasets", "fetch", "ml-100k", "--data-dir", str(fold / "datasets"),
+              "--url", f"file://{tmp_path}/ml-100k.zip", "--no-progress")
+    ok(refused(res, "data directory", "Fold1", "dataset"))
+    assert sorted(os.listdir(fold)) == ["test.txt", "train.txt", "vali.txt"]
+
+
 # ------------------------------------------------------------------------- perf loader --dir
 def test_input_destroyed_perf_loader_dir_over_a_fold_of_yours(tmp_path: Path) -> None:
     """``perf loader --dir ~/work`` generates ``~/work/fold/{train,vali,test}.txt`` over

@@ -15,11 +15,11 @@ commands that write add these folders to their inputs, sealed
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from bench.data.dataset_marks import reads_as_dataset
 from bench.datasets.catalogue import load_catalogue
 from bench.datasets.fetch import data_dirs
 from bench.errors import LtrbenchError
@@ -30,12 +30,6 @@ DATA_DIR_DATASET = "of a catalogue dataset in the data directory (LTRBENCH_DATA_
 DATASET_FOLDER = "of a dataset (its split files or conversion record are there)"
 #: Both names, for ``sealed=``.
 SEALED_DATASETS = (DATA_DIR_DATASET, DATASET_FOLDER)
-
-#: Names (any letter case) that make a folder a dataset when all of a group are there.
-_GROUPS = (("train.txt", "test.txt"), ("train.parquet", "test.parquet"),
-           ("rank.train", "rank.test"), tuple(f"s{k}.txt" for k in range(1, 6)),
-           ("ratings.csv", "movies.csv"), ("u.data",), ("ratings.dat",))
-
 
 def dataset_folders(data_dir: str | os.PathLike[str] | None = None, *,
                     around: str | os.PathLike[str] | None = None,
@@ -72,27 +66,3 @@ def datasets_around(out: str | os.PathLike[str],
         return []
     candidates = [real, *real.parents, *(real / n for n in into)]
     return [(DATASET_FOLDER, c) for c in candidates if reads_as_dataset(c) is not None]
-
-
-def reads_as_dataset(folder: Path) -> str | None:
-    """What makes ``folder`` a dataset (``"train.txt, test.txt"``, ``"a conversion record
-    (summary.json)"``, ``"Fold1/"``), or ``None``: the files the dataset readers take for a
-    split set, a LETOR fold, MovieLens ratings or a conversion's record, in the folder itself
-    (not in a sub-folder it holds: a results folder beside a dataset is none)."""
-    try:
-        entries = {e.name.casefold(): e for e in os.scandir(folder)}
-    except OSError:  # missing, no folder, unreadable: nothing to seal
-        return None
-    for group in _GROUPS:
-        if all(n in entries and entries[n].is_file() for n in group):
-            return ", ".join(entries[n].name for n in group)
-    fold = entries.get("fold1")
-    if fold is not None and fold.is_dir() and reads_as_dataset(Path(fold.path)) is not None:
-        return f"{fold.name}/"
-    record = entries.get("summary.json")
-    if record is not None and record.is_file():
-        with contextlib.suppress(OSError, ValueError):
-            data = json.loads(Path(record.path).read_text(encoding="utf-8"))
-            if isinstance(data, dict) and isinstance(data.get("files"), list):
-                return "a conversion record (summary.json)"
-    return None
