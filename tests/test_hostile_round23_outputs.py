@@ -29,6 +29,7 @@ from hostile_kit import (
     RATINGS,
     RUN,
     Res,
+    chdir,
     cli,
     letor_folder,
     ok,
@@ -76,6 +77,14 @@ def _no_work_done(res: Res, *words: str) -> str | None:
     if _worked(res):
         return "accepted: the command went on to its work (no refusal)"
     return refused(res, *words)
+
+
+def _says(msg: str | None, *words: str) -> str | None:
+    """None when ``msg`` (a refusal) holds every word."""
+    if msg is None:
+        return "accepted, expected a refusal"
+    missing = [w for w in words if w not in msg]
+    return f"message {msg!r} lacks {missing}" if missing else None
 
 
 def _converted(folder: Path) -> Path:
@@ -341,23 +350,32 @@ def test_silent_accept_per_query_into_a_letor_root_of_five_parts(tmp_path: Path)
     ok(refused(res, "--per-query", "ohsumed", "dataset"))
 
 
-def test_silent_accept_guard_run_out_holding_a_dataset_folder_beside_it_goes_on(
+def test_silent_accept_guard_reproduce_out_holding_a_dataset_folder_beside_it_goes_on(
         tmp_path: Path) -> None:
     """Not over-refused: ``--out work`` where ``work/letor`` is a dataset writes beside it
-    (README: an output folder that merely holds the input folder; without the cross-check,
-    whose folder ``work/letor/`` is named after the dataset, which is refused already)."""
+    (README: an output folder that merely holds the input folder)."""
     letor_folder(tmp_path / "work" / "letor")
-    res = cli(tmp_path, "run", "--dataset", "work/letor", "--quick", "--no-crosscheck",
-              "--out", "work")
+    r = write_one_seed_run(tmp_path / "runs", "r1", "toy", {"random": [0.1, 0.2]})
+    res = cli(tmp_path, "reproduce", "--run", str(r), "--out", "work")
     assert _worked(res), res.err[-800:]
 
 
-def test_silent_accept_guard_report_out_beside_a_dataset_is_written(tmp_path: Path) -> None:
+def test_silent_accept_guard_a_results_folder_beside_a_dataset_is_no_dataset(
+        tmp_path: Path) -> None:
+    """The rule's edge, at its owner: a folder holding a dataset folder (and one holding a
+    single sub-folder, which a LETOR reader would enter) is no dataset itself; a conversion's
+    record, a ``Fold1/`` and the split pair are."""
+    from bench.datasets.sealed import datasets_around
+
     letor_folder(tmp_path / "work" / "letor")
-    write_one_seed_run(tmp_path / "runs", "r1", "toy", {"random": [0.1, 0.2, 0.3]})
-    res = cli(tmp_path, "report", "--runs", "runs/r1", "--out", "work", "--no-plots")
-    assert res.status == 0, res.err[-800:]
-    assert (tmp_path / "work" / "leaderboard.md").is_file()
+    assert datasets_around(tmp_path / "work" / "results") == []
+    assert datasets_around(tmp_path / "work") == []
+    letor_folder(tmp_path / "root" / "Fold1")
+    _converted(tmp_path / "conv")
+    found = {p.name for _, p in [*datasets_around(tmp_path / "root" / "new"),
+                                 *datasets_around(tmp_path / "conv"),
+                                 *datasets_around(tmp_path / "work", into=("letor",))]}
+    assert found == {"root", "conv", "letor"}
 
 
 def test_silent_accept_crosscheck_versions_out_into_a_letor_folder(
@@ -392,6 +410,22 @@ def test_input_destroyed_datasets_fetch_into_a_data_dir_inside_a_dataset_folder(
 
 
 # ------------------------------------------------------------------------- perf loader --dir
+def _loader_dir(tmp: Path, folder: str, data: str | None = None) -> str | None:
+    """``perf loader``'s own check of ``--dir`` (what the command runs first), in ``tmp``:
+    the refusal, or None when accepted."""
+    import argparse
+
+    from bench.errors import ConfigError
+    from bench.perf.loader import check_inputs
+
+    with chdir(tmp):
+        try:
+            check_inputs(argparse.Namespace(dir=folder, data=data))
+        except ConfigError as exc:
+            return str(exc)
+    return None
+
+
 def test_input_destroyed_perf_loader_dir_over_a_fold_of_yours(tmp_path: Path) -> None:
     """``perf loader --dir ~/work`` generates ``~/work/fold/{train,vali,test}.txt`` over
     whatever is there (the user's own fold) and removes ``cache-0`` ... after each turn."""
@@ -404,22 +438,19 @@ def test_input_destroyed_perf_loader_dir_over_a_fold_of_yours(tmp_path: Path) ->
 
 def test_unclear_error_perf_loader_dir_that_is_a_device_names_the_option(tmp_path: Path) -> None:
     """It said ``error: /dev/null: File exists``."""
-    res = cli(tmp_path, "perf", "loader", "--dir", "/dev/null", "--rows", "100")
-    ok(_no_work_done(res, "--dir", "/dev/null"))
+    ok(_says(_loader_dir(tmp_path, "/dev/null"), "--dir", "/dev/null"))
 
 
 def test_unclear_error_perf_loader_dir_that_is_a_file_names_the_option(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("mine\n")
-    res = cli(tmp_path, "perf", "loader", "--dir", "notes.txt", "--rows", "100")
-    ok(_no_work_done(res, "--dir", "notes.txt"))
+    ok(_says(_loader_dir(tmp_path, "notes.txt"), "--dir", "notes.txt"))
     assert (tmp_path / "notes.txt").read_text() == "mine\n"
 
 
 def test_input_destroyed_perf_loader_dir_that_is_its_data_folder(tmp_path: Path) -> None:
     """``--data letor --dir letor``: its cache folders made and removed among the splits."""
     letor = letor_folder(tmp_path / "letor")
-    res = cli(tmp_path, "perf", "loader", "--data", "letor", "--dir", "letor", "--repeat", "1")
-    ok(_no_work_done(res, "--dir", "letor"))
+    ok(_says(_loader_dir(tmp_path, "letor", data="letor"), "--dir", "letor"))
     assert sorted(os.listdir(letor)) == ["test.txt", "train.txt", "vali.txt"]
 
 
@@ -435,14 +466,6 @@ def _storage(tmp: Path, url: str, dataset: str = "letor") -> str | None:
     except ConfigError as exc:
         return str(exc)
     return None
-
-
-def _says(msg: str | None, *words: str) -> str | None:
-    """None when ``msg`` (a refusal) holds every word."""
-    if msg is None:
-        return "accepted, expected a refusal"
-    missing = [w for w in words if w not in msg]
-    return f"message {msg!r} lacks {missing}" if missing else None
 
 
 def test_silent_accept_tune_storage_inside_a_catalogue_dataset_of_the_data_dir(
@@ -564,6 +587,45 @@ def test_input_destroyed_fold_table_pair_is_replaced_whole_beside_other_tables(
     assert json.loads(js.read_text())["dataset"] == "second"
     assert sorted(os.listdir(folder)) == ["other-folds12.md", "x-folds12345.json",
                                           "x-folds12345.md"]
+
+
+def test_input_destroyed_two_writers_of_one_fold_table_leave_one_whole_pair(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two ``run --folds`` of one name into one ``--out`` finishing together: the first's
+    Markdown beside the second's JSON (each file atomic, the pair not)."""
+    import threading
+    import time
+
+    from bench.benchmark import folds
+
+    def slow(doc: dict[str, Any]) -> str:
+        if doc["dataset"] == "first":
+            time.sleep(0.15)  # the first writer's JSON comes after the second's whole pair
+        return f"# {doc['dataset']}\n"
+
+    monkeypatch.setattr(folds, "render_fold_document", slow)
+    folder = tmp_path / "folds"
+    first = threading.Thread(target=folds.write_fold_tables,
+                             args=(folder, "x-folds12345", {"dataset": "first"}))
+    first.start()
+    time.sleep(0.05)
+    folds.write_fold_tables(folder, "x-folds12345", {"dataset": "second"})
+    first.join()
+    md = (folder / "x-folds12345.md").read_text()
+    js = json.loads((folder / "x-folds12345.json").read_text())
+    assert md == f"# {js['dataset']}\n", (md, js)
+
+
+def test_silent_accept_per_query_beside_the_data_file_in_its_dataset_folder(
+        tmp_path: Path) -> None:
+    """``--data letor/test.txt --per-query letor/pq.csv``: a file added to the dataset's own
+    folder (the input is a file there, the folder another command's input)."""
+    letor = letor_folder(tmp_path / "letor")
+    (tmp_path / "s.txt").write_text("".join(f"{i % 7}\n" for i in range(48)))
+    res = cli(tmp_path, "evaluate", "--data", "letor/test.txt", "--scores", "s.txt",
+              "--per-query", "letor/pq.csv")
+    ok(refused(res, "--per-query", "letor", "dataset"))
+    assert sorted(os.listdir(letor)) == ["test.txt", "train.txt", "vali.txt"]
 
 
 @pytest.mark.parametrize("fault", [OSError(errno.ENOSPC, "No space left on device"),
