@@ -376,6 +376,8 @@ def test_silent_accept_guard_a_results_folder_beside_a_dataset_is_no_dataset(
                                  *datasets_around(tmp_path / "conv"),
                                  *datasets_around(tmp_path / "work", into=("letor",))]}
     assert found == {"root", "conv", "letor"}
+    deep = letor_folder(tmp_path / "stray") / "a" / "b" / "c"  # a stray pair in /tmp or ~:
+    assert datasets_around(deep) == []  # no folder more than two levels up seals everything
 
 
 def test_silent_accept_crosscheck_versions_out_into_a_letor_folder(

@@ -13,6 +13,10 @@ from pathlib import Path
 
 from bench.errors import ConfigError
 
+#: How many folders above a path are looked at (``~/letor/results/run1`` finds ``~/letor``);
+#: not every ancestor: a stray ``train.txt`` and ``test.txt`` in ``/tmp`` or a home folder
+#: would seal every output below it.
+ABOVE = 2
 #: Names (any letter case) that make a folder a dataset when all of a group are there.
 _GROUPS = (("train.txt", "test.txt"), ("train.parquet", "test.parquet"),
            ("rank.train", "rank.test"), tuple(f"s{k}.txt" for k in range(1, 6)),
@@ -44,13 +48,13 @@ def reads_as_dataset(folder: Path) -> str | None:
 
 
 def dataset_at_or_above(path: str | os.PathLike[str]) -> tuple[Path, str] | None:
-    """``(folder, what makes it one)`` of the first folder at or above ``path`` (resolved) that
-    reads as a dataset, else ``None``."""
+    """``(folder, what makes it one)`` of the first folder at or up to :data:`ABOVE` folders
+    above ``path`` (resolved) that reads as a dataset, else ``None``."""
     try:
         real = Path(os.path.realpath(path))
     except (OSError, ValueError):
         return None
-    for folder in (real, *real.parents):
+    for folder in (real, *real.parents[:ABOVE]):
         why = reads_as_dataset(folder)
         if why is not None:
             return folder, why

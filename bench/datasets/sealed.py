@@ -19,7 +19,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from bench.data.dataset_marks import reads_as_dataset
+from bench.data.dataset_marks import ABOVE, reads_as_dataset
 from bench.datasets.catalogue import load_catalogue
 from bench.datasets.fetch import data_dirs
 from bench.errors import LtrbenchError
@@ -56,7 +56,8 @@ def dataset_folders(data_dir: str | os.PathLike[str] | None = None, *,
 
 def datasets_around(out: str | os.PathLike[str],
                     into: Iterable[str] = ()) -> list[tuple[str, Path]]:
-    """``(DATASET_FOLDER, folder)`` for the existing folders at or above ``out`` (resolved:
+    """``(DATASET_FOLDER, folder)`` for the existing folders at or up to
+    :data:`~bench.data.dataset_marks.ABOVE` folders above ``out`` (resolved:
     a second symbolic link or ``..`` reaches the same folder) and at ``out/<name>`` for the
     names of ``into`` that read as a dataset (:func:`reads_as_dataset`)."""
     text = os.path.expanduser(os.fspath(out)) if os.fspath(out).startswith("~") else out
@@ -64,5 +65,5 @@ def datasets_around(out: str | os.PathLike[str],
         real = Path(os.path.realpath(text))
     except (OSError, ValueError):  # a NUL byte: the output check names it
         return []
-    candidates = [real, *real.parents, *(real / n for n in into)]
+    candidates = [real, *real.parents[:ABOVE], *(real / n for n in into)]
     return [(DATASET_FOLDER, c) for c in candidates if reads_as_dataset(c) is not None]
