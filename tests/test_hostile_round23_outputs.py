@@ -456,6 +456,38 @@ def test_input_destroyed_perf_loader_dir_that_is_its_data_folder(tmp_path: Path)
     assert sorted(os.listdir(letor)) == ["test.txt", "train.txt", "vali.txt"]
 
 
+def _scale_check(tmp: Path, **kw: Any) -> str | None:
+    """``perf scale``'s own checks (what the command runs before minutes of generation)."""
+    import argparse
+
+    from bench.errors import ConfigError
+    from bench.perf.scale import DEFAULT_CONFIG, DEFAULT_DATASET, check_inputs
+
+    args = argparse.Namespace(**{"dataset": DEFAULT_DATASET, "config": DEFAULT_CONFIG,
+                                 "data_dir": None, "results": None, **kw})
+    with chdir(tmp):
+        try:
+            check_inputs(args)
+        except ConfigError as exc:
+            return str(exc)
+    return None
+
+
+def test_silent_accept_perf_scale_results_into_a_letor_folder(tmp_path: Path) -> None:
+    """``perf scale --results ~/letor``: refused by the child ``run`` only after the stand-in
+    was generated and loaded twice (minutes), in words about ``--out``, not ``--results``."""
+    letor_folder(tmp_path / "letor")
+    ok(_says(_scale_check(tmp_path, results="letor"), "--results", "letor", "dataset"))
+
+
+def test_input_destroyed_perf_scale_data_dir_inside_a_dataset_folder(tmp_path: Path) -> None:
+    """The generated MSLR-shaped folder and the parse cache went among another dataset's
+    files."""
+    letor_folder(tmp_path / "letor")
+    ok(_says(_scale_check(tmp_path, data_dir=str(tmp_path / "letor" / "gen")),
+             "data directory", "letor", "dataset"))
+
+
 # ------------------------------------------------------------------------- tune --storage
 def _storage(tmp: Path, url: str, dataset: str = "letor") -> str | None:
     """``check_tune_storage`` with the inputs ``tune`` gives it; None when accepted."""
