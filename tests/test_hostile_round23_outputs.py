@@ -698,6 +698,47 @@ def test_input_destroyed_tune_trials_pair_fault_at_the_parquet_keeps_them_agreei
         pd.read_parquet(tmp_path / "trials.parquet")) == 2
 
 
+def test_unclear_error_a_report_stopped_by_eio_among_its_renames_says_the_set_is_mixed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """EIO at the third rename of a report's set: it said only ``o/leaderboard.csv:
+    Input/output error``, while the folder kept part of the new set beside the earlier one."""
+    write_one_seed_run(tmp_path / "runs", "r1", "toy", {"random": [0.1, 0.2, 0.3]})
+    write_one_seed_run(tmp_path / "runs", "r2", "toy", {"random": [0.9, 0.8, 0.3]})
+    ok(None if cli(tmp_path, "report", "--runs", "runs/r1", "--out", "o",
+                   "--no-plots").status == 0 else "the first report failed")
+    real, calls = os.replace, []
+    out = str(tmp_path / "o")
+
+    def failing(src: Any, dst: Any, *a: Any, **kw: Any) -> None:
+        dest = os.path.abspath(dst)
+        if dest.startswith(out) and ".set-" not in dest:
+            calls.append(dest)
+            if len(calls) == 3:
+                raise OSError(errno.EIO, "Input/output error")
+        real(src, dst, *a, **kw)
+
+    monkeypatch.setattr(os, "replace", failing)
+    res = cli(tmp_path, "report", "--runs", "runs/r2", "--out", "o", "--no-plots")
+    monkeypatch.undo()
+    ok(refused(res, "leaderboard", "earlier", "again"))
+
+
+def test_silent_accept_a_leaderboard_left_half_switched_is_refused_by_its_reader(
+        tmp_path: Path) -> None:
+    """``reproduce o/leaderboard.json`` read the earlier JSON beside the new Markdown of a
+    report killed among its renames (the switch note was there)."""
+    from bench.errors import DataError
+    from bench.report.document import read_document
+
+    (tmp_path / "o").mkdir()
+    (tmp_path / "o" / "leaderboard.json").write_text('{"schema": 1, "tables": []}')
+    note = tmp_path / "o" / ".set-999999999-abc.tmp"
+    note.mkdir()
+    (note / ".switching").write_text("leaderboard.json\nleaderboard.md\n")
+    with pytest.raises(DataError, match="report"):
+        read_document(tmp_path / "o" / "leaderboard.json")
+
+
 def test_input_destroyed_guard_tune_results_cut_at_the_summary_are_not_complete(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A full disk at ``summary.json``: the folder must not say ``complete``."""
