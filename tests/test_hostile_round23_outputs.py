@@ -400,6 +400,21 @@ def test_silent_accept_crosscheck_versions_cache_dir_inside_a_letor_folder(
     assert not (tmp_path / "letor" / "envs").exists()
 
 
+def test_silent_accept_crosscheck_versions_cache_dir_its_owner_made_read_only(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``chmod a-w cache``: as root the environments were made there all the same (every
+    other output folder refuses a folder its owner protected)."""
+    monkeypatch.setattr("bench.crosscheck.versions.run_versions", _boom)
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache").chmod(stat.S_IRUSR | stat.S_IXUSR)
+    try:
+        res = cli(tmp_path, "crosscheck", "--versions", "lightgbm==installed",
+                  "--cache-dir", "cache", "--out", "o")
+    finally:
+        (tmp_path / "cache").chmod(0o755)
+    ok(_no_work_done(res, "--cache-dir", "read-only"))
+
+
 def test_input_destroyed_datasets_fetch_into_a_data_dir_inside_a_dataset_folder(
         tmp_path: Path) -> None:
     """``--data-dir ~/MQ2007/Fold1/datasets``: the download, its staging folder and the
