@@ -279,6 +279,17 @@ def test_silent_accept_report_out_into_a_letor_folder_given_by_path(tmp_path: Pa
     assert sorted(os.listdir(letor)) == ["test.txt", "train.txt", "vali.txt"]
 
 
+def test_input_destroyed_report_plot_folder_that_is_a_letor_folder_of_yours(
+        tmp_path: Path) -> None:
+    """``report --out work`` where ``work/toy`` (the plot folder of dataset ``toy``) is the
+    user's own LETOR copy: the PNGs were drawn among its splits."""
+    toy = letor_folder(tmp_path / "work" / "toy")
+    write_one_seed_run(tmp_path / "runs", "r1", "toy", {"random": [0.1, 0.2, 0.3]})
+    res = cli(tmp_path, "report", "--runs", "runs/r1", "--out", "work")
+    ok(refused(res, "--out", "toy", "dataset"))
+    assert sorted(os.listdir(toy)) == ["test.txt", "train.txt", "vali.txt"]
+
+
 def test_unclear_error_report_out_where_leaderboard_md_is_a_folder(tmp_path: Path) -> None:
     """It said ``error: o/leaderboard.md: Is a directory``: no option, nothing to do."""
     (tmp_path / "o" / "leaderboard.md").mkdir(parents=True)
