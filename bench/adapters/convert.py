@@ -89,6 +89,40 @@ OWNED_FILES = (*(f"{n}{ext}" for n in ("train", "vali", "test")
                "items.csv")
 
 
+
+def foreign_outputs(out_dir: PathLike) -> list[str]:
+    """The entries of ``out_dir`` a conversion would replace that no conversion wrote, each as
+    ``name`` or ``name (a folder)`` / ``name (a file)`` when its kind is not what convert
+    writes there: the files of :data:`OWNED_FILES` and the Dask shard folders ``train/``,
+    ``vali/``, ``test/`` that neither the conversion record (``summary.json`` ``files``) nor
+    the note of a conversion killed among its renames (:func:`bench.data.atomic.switch_note`)
+    lists. A user's own LETOR folder (``convert --out ~/MQ2007/Fold1``) had its splits
+    replaced by the conversion, exit 0."""
+    from bench.adapters.splits import PARTITIONS
+    from bench.data.atomic import switch_note
+
+    out = Path(out_dir)
+    if not out.is_dir():
+        return []
+    try:
+        record = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        record = None
+    files = record.get("files") if isinstance(record, dict) else None
+    listed = {f for f in files if isinstance(f, str)} if isinstance(files, list) else set()
+    listed |= switch_note(out)
+    found = []
+    for name in (*OWNED_FILES, *PARTITIONS):
+        p = out / name
+        if not os.path.lexists(p):
+            continue
+        folder = name in PARTITIONS
+        if p.is_dir() != folder:
+            found.append(f"{name} ({'a file' if folder else 'a folder'})")
+        elif name not in listed and not any(f.startswith(f"{name}/") for f in listed):
+            found.append(name)
+    return found
+
 def _write_splits(splits: LetorSplits, out: Path, *, parquet: bool,
                   svmlight: bool, extra: list[str]) -> dict[str, object]:
     files: list[str] = []

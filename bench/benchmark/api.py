@@ -106,13 +106,14 @@ def run(dataset: str = "synthetic", *, models: Sequence[str] | str | None = None
         out_dir = user_path(out_dir, "out_dir", strict=True)
     if out_dir is not None:  # the checks of ``ltrbench run --out``: never over an input
         from bench.data.outputs import check_output_dir
-        from bench.datasets.sealed import DATA_DIR_DATASET, dataset_folders
+        from bench.datasets.sealed import SEALED_DATASETS, dataset_folders
         from bench.runs.layout import RUN_INTO, RUN_WRITES
 
         check_output_dir(out_dir, option="out_dir", inputs=[
             ("dataset", dataset), ("data_dir", config.data_dir),
-            *dataset_folders(config.data_dir)], writes=RUN_WRITES if config.crosscheck else (),
-            into=RUN_INTO, sealed=("dataset", DATA_DIR_DATASET))
+            *dataset_folders(config.data_dir, around=out_dir, into=RUN_INTO)],
+            writes=RUN_WRITES if config.crosscheck else (), into=RUN_INTO,
+            sealed=("dataset", *SEALED_DATASETS))
     out = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix="ltrbench-"))
     run_dir = run_benchmark(config, out_dir=out, progress=progress, splits=splits)
     return RunResult(run_dir)
@@ -372,9 +373,11 @@ class RunResult:
         recorded = self._manifest.get("dataset", {})  # the checks of every output folder
         data = recorded.get("path") if isinstance(recorded, dict) else None
         from bench.data.outputs import check_output_dir  # a FIFO, read-only, the dataset folder
+        from bench.datasets.sealed import SEALED_DATASETS, datasets_around
 
-        check_output_dir(given, option="save:", sealed=("the run's dataset",), inputs=[
-            ("the run's dataset", data if isinstance(data, str) else None)])
+        check_output_dir(given, option="save:", sealed=("the run's dataset", *SEALED_DATASETS),
+                         inputs=[("the run's dataset", data if isinstance(data, str) else None),
+                                 *datasets_around(given)])
         if base == src or src in base.parents:
             raise ConfigError(f"save: {folder} lies inside the run directory {src}; the copy "
                               "would land in what it copies: choose a folder outside it")

@@ -19,11 +19,12 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from bench.benchmark.config import RunConfig
 from bench.benchmark.config_hash import accepted_hashes
 from bench.benchmark.pipeline import SplitWarning, results_folder, run_benchmark
-from bench.data.atomic import write_text
+from bench.data.atomic import replace_file_set
 from bench.data.compressed import HEAD, refuse_compressed
 from bench.data.jsonio import json_number
 from bench.data.outputs import check_output_file
@@ -145,10 +146,21 @@ def run_folds(config: RunConfig, folds: Sequence[int], *, out_dir: str | Path | 
            # finds its runs anywhere (bench.benchmark.reproduce_folds)
            "runs": [os.path.relpath(r, out) for r in runs], "tables": [table_json(t) for t in tables]}
     _say_replaced(folder / f"{stem}.json", [os.path.relpath(r, out) for r in runs])
-    # the Markdown is what the JSON renders to, as reproduce renders it to compare them
-    md = write_text(folder / f"{stem}.md", render_fold_document(doc))
-    js = write_text(folder / f"{stem}.json", json.dumps(doc, indent=2, allow_nan=False))
+    md, js = write_fold_tables(folder, stem, doc)
     return FoldRuns(runs=tuple(runs), tables=tables, markdown=md, json=js)
+
+
+def write_fold_tables(folder: Path, stem: str, doc: dict[str, Any]) -> tuple[Path, Path]:
+    """``folder/<stem>.md`` and ``.json`` replaced as one set (:func:`replace_file_set`; the
+    folder's other tables kept): written one after the other, a full disk or Ctrl-C at the
+    JSON left the new table's Markdown beside the earlier one's JSON. The Markdown is what
+    the JSON renders to, as reproduce renders it to compare them."""
+    names = (f"{stem}.md", f"{stem}.json")
+    with replace_file_set(folder, names) as tmp:
+        (tmp / names[0]).write_text(render_fold_document(doc), encoding="utf-8")
+        (tmp / names[1]).write_text(json.dumps(doc, indent=2, allow_nan=False),
+                                    encoding="utf-8")
+    return folder / names[0], folder / names[1]
 
 
 class FoldTableWarning(UserWarning):

@@ -206,13 +206,13 @@ def check_tune_out(out: str | os.PathLike[str], inputs: Inputs) -> Path:
     """``out`` once tune may write ``out/tune/<name>/`` there, checked before any data are read:
     never into or over the dataset folder (as ``ltrbench run --out``), and ``out/tune`` must be
     a folder (or absent), so that nothing fails after the fits are done."""
-    from bench.datasets.sealed import DATA_DIR_DATASET, dataset_folders
+    from bench.datasets.sealed import SEALED_DATASETS, dataset_folders
 
     inputs = list(inputs)
     data_dir = next((p for name, p in inputs if name == "--data-dir"), None)
-    inputs += dataset_folders(data_dir)  # an unpacked catalogue dataset: another run's input
+    inputs += dataset_folders(data_dir, around=out, into=("tune",))  # another run's input
     check_output_dir(out, option="--out", inputs=inputs, into=("tune",),
-                     sealed=(*RUN_SEALED, DATA_DIR_DATASET))
+                     sealed=(*RUN_SEALED, *SEALED_DATASETS))
     check_output_dir(Path(out) / "tune", option="--out", inputs=inputs)
     return Path(out)
 
@@ -227,10 +227,15 @@ def check_tune_storage(storage: str, inputs: Inputs) -> None:
     database URLs are not files of this machine."""
     from bench.benchmark.study import check_sqlite_url
     from bench.data.outputs import same_file
+    from bench.datasets.sealed import SEALED_DATASETS
 
     if storage.split(":", 1)[0].split("+", 1)[0].lower() != "sqlite":
         return
+    inputs = list(inputs)
+    as_output = _storage_name(storage, inputs)
     path = check_sqlite_url(storage)
+    if as_output is not None:
+        inputs += _storage_as_output(as_output, inputs)
     if path.is_file() and path.stat().st_size == 0:  # SQLite would make any empty file its own
         raise ConfigError(f"--storage {storage!r}: {path} is an empty file (0 bytes), not a study "
                           "database: SQLite would turn it into one; give a new file or an "
@@ -243,11 +248,55 @@ def check_tune_storage(storage: str, inputs: Inputs) -> None:
             raise ConfigError(f"--storage {storage!r}: {path} is the input {name} {given!r}: "
                               "Optuna would write its database over it; choose another file")
         folder = Path(os.path.realpath(given))
-        if name in RUN_SEALED and folder.is_dir() and folder in real.parents:
+        if name in (*RUN_SEALED, *SEALED_DATASETS) and folder.is_dir() and folder in real.parents:
             raise ConfigError(f"--storage {storage!r}: {path} lies inside the input folder "
                               f"{name} {given!r}: tune would write its database among the "
                               "dataset's files; keep it elsewhere (the default is study.db "
                               "in the tune folder)")
+
+
+def _storage_name(storage: str, inputs: Inputs) -> str | None:
+    """The file of a ``sqlite:///PATH`` storage (``~`` expanded), its name refused as every new
+    output's is before SQLite sees it (:func:`bench.data.output_names.check_name`, option
+    ``--storage``: a line end, a name over ``NAME_MAX``, which SQLite met as ``File name too
+    long`` naming no option) and a trailing separator (``new.db/`` names a folder: SQLite made
+    the file ``new.db``); ``None`` for an in-memory or unparsable URL, which
+    :func:`bench.benchmark.study.check_sqlite_url` refuses."""
+    from sqlalchemy.engine import make_url
+
+    from bench.data.output_names import check_name
+
+    try:
+        database = make_url(storage).database
+    except Exception:  # check_sqlite_url says what is wrong with the URL
+        return None
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return None
+    text = os.path.expanduser(database) if database.startswith("~") else database
+    check_name("--storage", text, "file")
+    if text.endswith(os.sep) or text.endswith(os.sep + "."):
+        raise ConfigError(f"--storage {storage!r} ends with a path separator, which names a "
+                          "folder: expected a database file name (drop the trailing separator)")
+    return text
+
+
+def _storage_as_output(text: str, inputs: Inputs) -> list[tuple[str, Path]]:
+    """The storage file ``text`` checked as every output file is
+    (:func:`bench.data.outputs.check_output_file`, option ``--storage``: a folder its owner
+    made read-only, also for root, where SQLite made the file all the same; a new file in an
+    input folder), unless it is a link to an existing study; returns the dataset folders
+    around it (the catalogue's, and a folder that reads as a dataset:
+    :func:`bench.datasets.sealed.dataset_folders`), inputs sealed like the dataset given."""
+    from bench.data.outputs import check_output_file
+    from bench.datasets.sealed import dataset_folders
+
+    inputs = list(inputs)
+    data_dir = next((p for name, p in inputs if name == "--data-dir"), None)
+    around = dataset_folders(data_dir, around=os.path.dirname(text) or ".")
+    if not (os.path.islink(text) and os.path.isfile(text)):
+        check_output_file(text, option="--storage", inputs=[
+            (n, p) for n, p in (*inputs, *around) if n != "--data-dir"])
+    return around
 
 
 def tuning_data(train: LetorData, vali: LetorData, use: str) -> LetorData:

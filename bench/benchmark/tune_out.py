@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bench.data.atomic import write_bytes, write_text
+from bench.data.atomic import replace_file_set, write_text
 from bench.errors import ConfigError
 from bench.runs.tune_layout import (
     BEST,
@@ -175,7 +175,7 @@ def trials_frame(study: Any, model: str, library: str, metric: str, profile: str
 
 
 def write_trials(folder: Path, frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
-    """``trials.csv`` and ``trials.parquet`` of every model so far, each replaced atomically."""
+    """``trials.csv`` and ``trials.parquet`` of every model so far, replaced as one set."""
     import io
 
     table = pd.concat(list(frames), ignore_index=True) if frames else \
@@ -183,10 +183,11 @@ def write_trials(folder: Path, frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
     table = table.astype({"trial": np.int64, "value": np.float64, "cpu_s": np.float64,
                           "wall_s": np.float64, "cum_cpu_s": np.float64,
                           "best_so_far": np.float64, "best_iteration": "Int64"})
-    write_text(folder / TRIALS_CSV, table.to_csv(index=False))
     buf = io.BytesIO()
     table.to_parquet(buf, index=False)
-    write_bytes(folder / TRIALS_PARQUET, buf.getvalue())
+    with replace_file_set(folder, (TRIALS_CSV, TRIALS_PARQUET)) as tmp:  # one set: a fault at
+        (tmp / TRIALS_CSV).write_text(table.to_csv(index=False), encoding="utf-8")  # the second
+        (tmp / TRIALS_PARQUET).write_bytes(buf.getvalue())  # left two files of two tables
     return table
 
 

@@ -254,6 +254,7 @@ def run(args: argparse.Namespace) -> int:
                                                        *dataset_folders()],
                      writes=converted_files(),  # a ratings folder, a fetched dataset: untouched
                      sealed=("--ratings", DATA_DIR_DATASET))
+    _refuse_foreign(args.out)
     if not Path(args.out).exists() and Path(args.out).suffix.lower() in FILE_SUFFIXES:
         raise ConfigError(f"--out {args.out!r} looks like a file name; --out is the folder that "
                           "convert creates and fills with train/vali/test files: name a folder")
@@ -280,6 +281,20 @@ def run(args: argparse.Namespace) -> int:
     print_summary(summary, args.out)
     return 0
 
+
+
+def _refuse_foreign(out: str) -> None:
+    """Refuse, before any work, an ``--out`` holding files a conversion would replace that no
+    conversion wrote (:func:`bench.adapters.convert.foreign_outputs`): the user's own LETOR
+    folder or Parquet set was replaced by the conversion, exit 0."""
+    from bench.adapters.convert import foreign_outputs
+
+    found = foreign_outputs(out)
+    if found:
+        raise ConfigError(f"--out {out!r} holds {', '.join(found)}, which no earlier conversion "
+                          "wrote (summary.json does not list them): a dataset or files of yours "
+                          "that convert would replace; choose a new or empty output folder, or "
+                          "move them away")
 
 def _run_on_cluster(args: argparse.Namespace, config: AdapterConfig, engine: Engine) -> int:
     from bench.adapters.summary_table import print_summary

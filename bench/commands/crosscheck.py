@@ -185,11 +185,12 @@ def evaluators_main(args: argparse.Namespace) -> int:
         inputs = [trec_input(args.qrels, args.trec_run)]
     elif args.data is not None:
         inputs = [letor_input(args.data, args.scores)]
-    from bench.datasets.sealed import DATA_DIR_DATASET, dataset_folders
+    from bench.datasets.sealed import SEALED_DATASETS, dataset_folders
 
     given = [(k, v) for k, v in pairs.items() if v is not None]
-    check_output_dir(args.out, option="--out", inputs=[*given, *dataset_folders()],
-                     writes=("definitions", "definitions/*"), sealed=(DATA_DIR_DATASET,))
+    check_output_dir(args.out, option="--out", inputs=[
+        *given, *dataset_folders(around=args.out, into=("definitions",))],
+        writes=("definitions", "definitions/*"), into=("definitions",), sealed=SEALED_DATASETS)
     for name in ("evaluators.md", "evaluators.json"):  # refused before any work, not after it
         target = Path(args.out) / "definitions" / name
         if target.is_dir() and not target.is_symlink():

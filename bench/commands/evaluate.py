@@ -154,7 +154,8 @@ def run(args: argparse.Namespace) -> int:
         check_output_file(args.per_query, option="--per-query", inputs=[
             ("--data", args.data), ("--scores", args.scores), ("--qrels", args.qrels),
             *[("--run", path) for _, path in run_names(args.run or [])],
-            ("--query", sidecar if args.query is None else args.query), *dataset_folders()])
+            ("--query", sidecar if args.query is None else args.query),
+            *dataset_folders(around=Path(args.per_query).parent)])
     names = [s.key for s in specs]
     engine = get_engine(args.engine)
     if engine.evaluator is not None:  # the engine evaluates a folder of shards

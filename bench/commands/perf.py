@@ -10,6 +10,7 @@ import argparse
 import importlib
 import math
 from collections.abc import Callable
+from pathlib import Path
 from types import ModuleType
 
 from bench.commands.text import ascii_int, examples
@@ -137,7 +138,8 @@ def _out_apart(module: ModuleType) -> Callable[[argparse.Namespace], int]:
             inputs = [(f"--{k}", getattr(args, k, None))
                       for k in ("qrels", "run", "data", "config", "baseline")]
             check_output_file(args.out, option="--out", inputs=[
-                *((k, v) for k, v in inputs if isinstance(v, str)), *dataset_folders()])
+                *((k, v) for k, v in inputs if isinstance(v, str)),
+                *dataset_folders(around=Path(args.out).parent)])
         status: int = module.run(args)
         return status
     return checked

@@ -172,12 +172,12 @@ def run(args: argparse.Namespace) -> int:
 
         raise ConfigError("--out '': empty; expected a folder (default: "
                           f"{LOCAL_RESULTS})")
-    from bench.datasets.sealed import DATA_DIR_DATASET, dataset_folders
+    from bench.datasets.sealed import SEALED_DATASETS, dataset_folders
 
     out = check_output_dir(args.out, option="--out", inputs=[
-        *(("--runs", r) for r in args.runs or ()), *dataset_folders(),
+        *(("--runs", r) for r in args.runs or ()), *dataset_folders(around=args.out),
         *((("--tuned", args.tuned),) if args.tuned is not None else ())],
-        sealed=(DATA_DIR_DATASET,))
+        sealed=SEALED_DATASETS)
     runs = args.runs or [out / "runs"]
     if args.html:  # said before any statistics, as the other files' owners are
         from bench.report.leaderboard import earlier_report_files, refuse_foreign_files

@@ -65,12 +65,12 @@ def main(args: argparse.Namespace) -> int:
 
     progress = progress_wanted(args)
     if args.out is not None:
-        from bench.datasets.sealed import DATA_DIR_DATASET, dataset_folders
+        from bench.datasets.sealed import SEALED_DATASETS, dataset_folders
 
         check_output_dir(args.out, option="--out", inputs=[
             ("leaderboard", None if args.run else args.leaderboard),
-            *[("--run", d) for d in args.run], *dataset_folders()], writes=RUN_WRITES,
-            into=("runs",), sealed=("--run", DATA_DIR_DATASET))  # never into a run reproduced
+            *[("--run", d) for d in args.run], *dataset_folders(around=args.out, into=("runs",))],
+            writes=RUN_WRITES, into=("runs",), sealed=("--run", *SEALED_DATASETS))  # never into a run reproduced
     real = [os.path.realpath(d) for d in args.run]
     for i, path in enumerate(real):  # one run twice: trained and compared twice
         if path in real[:i]:

@@ -103,11 +103,11 @@ def main(args: argparse.Namespace) -> int:
     if isinstance(resume, Path) and args.config is None:
         args.config = _own_config(resume)
     shown = typed if typed is not None and Path(typed) == args.out else args.out  # as typed
-    from bench.datasets.sealed import DATA_DIR_DATASET, dataset_folders
+    from bench.datasets.sealed import SEALED_DATASETS, dataset_folders
 
     check_output_dir(shown, option="--out", inputs=[*run_inputs(args), *dataset_folders(
-        getattr(args, "data_dir", None))], writes=run_writes(args), into=RUN_INTO,
-        sealed=(*RUN_SEALED, DATA_DIR_DATASET))
+        getattr(args, "data_dir", None), around=shown, into=RUN_INTO)],
+        writes=run_writes(args), into=RUN_INTO, sealed=(*RUN_SEALED, *SEALED_DATASETS))
     folds = _folds(args)
     config = config_from_args(args)
     if folds is not None:

@@ -95,8 +95,14 @@ def main(args: argparse.Namespace) -> int:
         if not str(args.cache_dir).strip() or (cache.exists() and not cache.is_dir()):
             raise ConfigError(f"--cache-dir {args.cache_dir!r}: expected a folder for the "
                               "isolated environments (created when missing)")
-    check_output_dir(args.out, option="--out", inputs=[("--cache-dir", args.cache_dir)],
-                     writes=("definitions", "definitions/*"))
+    from bench.datasets.sealed import SEALED_DATASETS, dataset_folders
+
+    if args.cache_dir is not None:  # isolated environments never among a dataset's files
+        check_output_dir(args.cache_dir, option="--cache-dir", sealed=SEALED_DATASETS,
+                         inputs=dataset_folders(around=args.cache_dir))
+    check_output_dir(args.out, option="--out", inputs=[
+        ("--cache-dir", args.cache_dir), *dataset_folders(around=args.out, into=("definitions",))],
+        writes=("definitions", "definitions/*"), into=("definitions",), sealed=SEALED_DATASETS)
     result = run_versions(specs, cache_dir=Path(args.cache_dir) if args.cache_dir else None,
                           progress=progress_lines(args))
     files = write_versions(result, args.out)

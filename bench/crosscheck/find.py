@@ -73,12 +73,13 @@ def crosscheck_request(
     model (only those have a built-in metric).
     """
     metric = check_metric(request.metric)  # at the door: before a run is found or trained
-    from bench.datasets.sealed import DATA_DIR_DATASET, dataset_folders
+    from bench.datasets.sealed import SEALED_DATASETS, dataset_folders
 
     check_output_dir(request.out, option="--out",  # never a run among the dataset's files
                      inputs=[("--run", request.run), ("--runs-dir", request.runs_dir),
-                             ("--dataset", request.dataset), *dataset_folders()],
-                     writes=RUN_WRITES, into=RUN_INTO, sealed=(*RUN_SEALED, DATA_DIR_DATASET))
+                             ("--dataset", request.dataset),
+                             *dataset_folders(around=request.out, into=RUN_INTO)],
+                     writes=RUN_WRITES, into=RUN_INTO, sealed=(*RUN_SEALED, *SEALED_DATASETS))
     models = _requested_models(request)
     gbdt = _gbdt_models(models)
     if models is not None:

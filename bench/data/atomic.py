@@ -188,7 +188,12 @@ def _switch(tmp: Path, out: Path, stale: Sequence[str], new: Sequence[str],
         except OSError as exc:  # named as the user's file, not the temporary (or both)
             if not _unnamed(exc, tmp):
                 raise
-            raise _named(exc, out / name) from exc
+            named = _named(exc, out / name)
+            if half:  # said, not only marked: the folder now mixes two sets
+                named.strerror = (f"{named.strerror}; the folder now holds part of the new set "
+                                  "and part of the earlier one (readers refuse it): run the "
+                                  "command again")
+            raise named from exc
         if not half:
             half.append(tmp)
     return held
@@ -230,6 +235,17 @@ def interrupted_switch(folder: str | os.PathLike[str]) -> Path | None:
     return None
 
 
+
+def switch_note(folder: str | os.PathLike[str]) -> set[str]:
+    """The names of the files the :func:`replace_file_set` writers of ``folder`` were moving in
+    when they stopped (the :data:`SWITCHING` notes of its temporary folders, whoever wrote
+    them): files of ltrbench's own set, whichever set they are of."""
+    names: set[str] = set()
+    for note in Path(folder).glob(f".set-*.tmp/{SWITCHING}"):
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            names |= {n for n in note.read_text(encoding="utf-8").splitlines() if n}
+    return names
+
 def check_switch_finished(folder: str | os.PathLike[str]) -> None:
     """A :class:`~bench.errors.DataError` naming ``folder`` when :func:`interrupted_switch`
     finds a set of files whose replacement was cut short (the writer killed mid-switch)."""
@@ -237,7 +253,7 @@ def check_switch_finished(folder: str | os.PathLike[str]) -> None:
     if tmp is not None:
         raise DataError(f"its files were being replaced when the writer was killed ({tmp.name} "
                         "is left): some are the new set, some the old one; run the command that "
-                        "wrote them (ltrbench convert) again", path=folder)
+                        "wrote them (ltrbench convert, report) again", path=folder)
 
 
 def _unnamed(exc: OSError, tmp: Path) -> bool:

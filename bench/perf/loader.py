@@ -88,6 +88,28 @@ class Report:
 
 
 @frozen_heap()
+def check_inputs(args: argparse.Namespace) -> None:
+    """``--dir``, before anything is generated: an output folder (not a file, device or FIFO,
+    not the ``--data`` folder nor inside it), whose ``fold/`` (written over, without
+    ``--data``) is no dataset already there and which holds no ``cache-*`` entries (removed
+    after each turn): ``--dir ~/work`` wrote the generated fold over the user's
+    ``~/work/fold``, and ``--dir /dev/null`` said only ``/dev/null: File exists``."""
+    if args.dir is None:
+        return
+    from bench.data.outputs import check_output_dir
+    from bench.datasets.sealed import SEALED_DATASETS, dataset_folders
+    from bench.errors import ConfigError
+
+    into = () if args.data else ("fold",)
+    check_output_dir(args.dir, option="--dir", inputs=[
+        ("--data", args.data), *dataset_folders(around=args.dir, into=into)], into=into,
+        sealed=("--data", *SEALED_DATASETS))
+    taken = sorted(p.name for p in Path(args.dir).glob("cache-*"))
+    if taken:
+        raise ConfigError(f"--dir {args.dir!r} holds {', '.join(taken)}, which the benchmark "
+                          "removes after each turn: choose an empty or new folder")
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the benchmark; prints the table (and writes ``--out``)."""
     text = benchmark(

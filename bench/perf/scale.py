@@ -115,6 +115,25 @@ def check_inputs(args: argparse.Namespace) -> None:
 
     scale, _ = generation_options(args.dataset)
     check_scale(shape_of(get_card(parse_spec(args.dataset)[0])), scale, args.dataset)
+    _check_places(args)
+
+
+def _check_places(args: argparse.Namespace) -> None:
+    """``--results`` as ``run --out`` is checked, and the data directory the stand-in is
+    generated in, before the generation: ``--results ~/letor`` was refused by the child run
+    only after minutes of generating and loading, and a ``--data-dir`` inside a dataset's
+    folder got the generated folder and the parse cache among its files."""
+    from bench.data.dataset_marks import refuse_dataset_data_dir
+    from bench.data.outputs import check_output_dir
+    from bench.datasets.fetch import primary_data_dir
+    from bench.datasets.sealed import SEALED_DATASETS, dataset_folders
+
+    refuse_dataset_data_dir(primary_data_dir(args.data_dir))
+    if args.results is not None:
+        check_output_dir(args.results, option="--results", inputs=[
+            ("--config", args.config), *dataset_folders(args.data_dir, around=args.results,
+                                                         into=("runs",))],
+            into=("runs",), sealed=SEALED_DATASETS)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.data.atomic import check_switch_finished
 from bench.data.jsonio import read_json_object
 from bench.errors import DataError
 from bench.metrics.families import DEFAULT_METRICS
@@ -45,6 +46,7 @@ def read_document(path: str | Path) -> Document:
     """Read and check ``leaderboard.json`` (see the module); a :class:`~bench.errors.DataError`
     names the file and the key (``tables[0].rows[2].metrics.ndcg@10.mean``) that is wrong."""
     p = Path(path)
+    check_switch_finished(p.parent)  # a report stopped among its renames: md and json disagree
     raw = read_json_object(p, "a leaderboard document written by 'ltrbench report'")
     if raw.get("schema") != SCHEMA_VERSION:
         raise DataError(f"'schema' is {raw.get('schema')!r}: this ltrbench reads leaderboard "

@@ -183,6 +183,32 @@ def refuse_foreign_files(out: Path, earlier: list[str],
                               "would replace it; move it, or choose another --out")
 
 
+
+def _check_out(out_dir: str | Path, choices: list[Choice], writes: list[str],
+               folders: list[str]) -> None:
+    """The output folder's checks before any statistics: never over a run it reads, nor into a
+    dataset folder (at it, above it, or a plot folder ``folders`` of a dataset of yours), no
+    folder where a file is written."""
+    from bench.datasets.sealed import SEALED_DATASETS, datasets_around
+
+    check_output_dir(out_dir, option="--out", inputs=[
+        *(("--runs", c.run.path) for c in choices), *datasets_around(out_dir, into=folders)],
+        writes=[glob.escape(n) for n in writes], sealed=SEALED_DATASETS)
+    check_out_apart(out_dir, choices)
+    _refuse_folders_at_files(out_dir)
+
+
+def _refuse_folders_at_files(out_dir: str | Path) -> None:
+    """Refuse, before any statistics, a folder where the report writes one of its files
+    (``leaderboard.md/``): the report was drawn, then ``o/leaderboard.md: Is a directory``
+    named no option and nothing to do."""
+    for name in (*LEADERBOARD_FILES, REPORT_FILES):
+        target = Path(out_dir) / name
+        if target.is_dir() and not target.is_symlink():
+            raise ConfigError(f"--out {os.fspath(out_dir)!r}: {os.fspath(target)!r} is a folder, "
+                              "where the report writes a file: move it away or choose another "
+                              "--out")
+
 def write_leaderboard(
     runs: Iterable[str | Path | RunDir],
     out_dir: str | Path = "results",
@@ -219,9 +245,7 @@ def write_leaderboard(
     earlier = earlier_report_files(out)
     planned = [*LEADERBOARD_FILES, REPORT_FILES,
                *(f"{f}/{n}" for f in folders for n in PLOT_NAMES if plots)]
-    check_output_dir(out_dir, option="--out", inputs=[("--runs", c.run.path) for c in choices],
-                     writes=[glob.escape(n) for n in (*planned, *earlier)])
-    check_out_apart(out_dir, choices)
+    _check_out(out_dir, choices, [*planned, *earlier], folders if plots else [])
     refuse_foreign_files(out, earlier)  # after the checks of links, FIFOs and devices
     if plots:
         check_plot_folders(out, folders)
