@@ -340,6 +340,14 @@ def test_svmlight_text_named_parquet_is_said_to_be_text(tmp_path: Path) -> None:
     assert bad is None, bad
 
 
+def test_a_sign_in_page_named_parquet_is_said_to_be_a_web_page(tmp_path: Path) -> None:
+    # U: the page (HTML is text) was called "text ('<!DOCTYPE html>...'), a CSV or SVMlight
+    # file named .parquet?", where every text reader names it a web page to download again
+    page = b"<!DOCTYPE html>\n<html><body>Please sign in</body></html>\n"
+    bad = refused(_evaluate_parquet(tmp_path, page), "d.parquet", "web page")
+    assert bad is None, bad
+
+
 def test_a_letor_parquet_file_cut_short_is_said_cut(tmp_path: Path) -> None:
     # U: a download cut short was "Parquet magic bytes not found in footer. Either the file is
     # corrupted or this is not a parquet file."

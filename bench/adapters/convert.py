@@ -89,7 +89,6 @@ OWNED_FILES = (*(f"{n}{ext}" for n in ("train", "vali", "test")
                "items.csv")
 
 
-
 def foreign_outputs(out_dir: PathLike) -> list[str]:
     """The entries of ``out_dir`` a conversion would replace that no conversion wrote, each as
     ``name`` or ``name (a folder)`` / ``name (a file)`` when its kind is not what convert
@@ -122,6 +121,7 @@ def foreign_outputs(out_dir: PathLike) -> list[str]:
         elif name not in listed and not any(f.startswith(f"{name}/") for f in listed):
             found.append(name)
     return found
+
 
 def _write_splits(splits: LetorSplits, out: Path, *, parquet: bool,
                   svmlight: bool, extra: list[str]) -> dict[str, object]:

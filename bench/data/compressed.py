@@ -130,9 +130,9 @@ def unreadable_parquet(path: str | os.PathLike[str], exc: BaseException) -> str:
     elif not head:
         why = "the file is empty (0 bytes)"
     elif not head.startswith(b"PAR1"):
-        if web_page(head):
+        if web_page(head):  # text too: named as the page it is
             why = f"the file is {WEB_PAGE}"
-        if (found := signature_of(head)) is not None:
+        elif (found := signature_of(head)) is not None:
             why = f"the file is {found[0]} (it starts with that signature): {found[1]}"
         else:
             try:

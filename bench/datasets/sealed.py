@@ -31,6 +31,7 @@ DATASET_FOLDER = "of a dataset (its split files or conversion record are there)"
 #: Both names, for ``sealed=``.
 SEALED_DATASETS = (DATA_DIR_DATASET, DATASET_FOLDER)
 
+
 def dataset_folders(data_dir: str | os.PathLike[str] | None = None, *,
                     around: str | os.PathLike[str] | None = None,
                     into: Iterable[str] = ()) -> list[tuple[str, Path]]:
