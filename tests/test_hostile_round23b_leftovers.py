@@ -180,6 +180,11 @@ max_label = 2
 train = "train.txt"
 vali = "vali.txt"
 test = "test.txt"
+
+[files]
+"train.txt" = "unknown"
+"vali.txt" = "unknown"
+"test.txt" = "unknown"
 """
 
 
@@ -210,8 +215,7 @@ def test_silent_accept_python_verify_of_a_copy_missing_a_query(card_data: Path) 
     # fetch.verify said ok for 3 queries under a card of 4 (the command said FAILED)
     from bench.datasets.fetch import verify
 
-    (card_data / "r23bi" / "test.txt").write_text(_rows([4])[:0] + _rows([3]), encoding="utf-8")
-    (card_data / "r23bi" / "vali.txt").write_text("", encoding="utf-8")
+    (card_data / "r23bi" / "train.txt").write_text(_rows([1]), encoding="utf-8")
     report = verify("r23bi", data_dir=card_data)
     assert report.ok is False, report
     assert report.card_counts and "queries" in report.card_counts, report

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from bench.adapters.config import AdapterConfig
 from bench.adapters.pipeline import ratings_to_letor
 from bench.data.atomic import replace_file_set, write_text
+from bench.data.jsonio import loads_strict
 from bench.data.letor import LetorData, LetorSplits
 from bench.data.ratings import Ratings
 from bench.data.split_sets import digests_of, stats_of
@@ -104,8 +105,8 @@ def foreign_outputs(out_dir: PathLike) -> list[str]:
     out = Path(out_dir)
     if not out.is_dir():
         return []
-    try:
-        record = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    try:  # strict: a record naming "files" twice is no record (json kept the last list)
+        record = loads_strict((out / "summary.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         record = None
     files = record.get("files") if isinstance(record, dict) else None

@@ -66,10 +66,13 @@ def main(args: argparse.Namespace) -> int:
     progress = progress_wanted(args)
     if args.out is not None:
         from bench.datasets.sealed import SEALED_DATASETS, dataset_folders
+        from bench.runs.naming import crosscheck_folders
+        from bench.runs.reader import run_dataset_names
 
         check_output_dir(args.out, option="--out", inputs=[
             ("leaderboard", None if args.run else args.leaderboard),
-            *[("--run", d) for d in args.run], *dataset_folders(around=args.out, into=("runs",))],
+            *[("--run", d) for d in args.run], *dataset_folders(around=args.out, into=(
+                "runs", *crosscheck_folders(*(n for d in args.run for n in run_dataset_names(d)))))],
             writes=RUN_WRITES, into=("runs",), sealed=("--run", *SEALED_DATASETS))  # never into a run reproduced
     real = [os.path.realpath(d) for d in args.run]
     for i, path in enumerate(real):  # one run twice: trained and compared twice

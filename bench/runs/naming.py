@@ -42,6 +42,22 @@ def dataset_slug(name: str) -> str:
     return f"{slug[:SLUG_LONGEST - 9].rstrip('-.') or 'dataset'}-{digest}"
 
 
+def crosscheck_folders(*datasets: object) -> tuple[str, ...]:
+    """The sub-folders ``<out>/<name>/`` that ``run``, ``crosscheck`` and ``reproduce`` write
+    their cross-check files into (``crosscheck.md``, ``crosscheck.json``) for these datasets
+    (names, paths, a config's ``[dataset]`` table; ``None`` and blanks skipped), each once: the
+    output checks seal a dataset folder of the user's that stands under that name
+    (``--out ~/work --dataset ~/work/letor``: the files landed among the splits), and no other
+    sub-folder (:func:`bench.datasets.sealed.dataset_folders`, ``into``)."""
+    names = []
+    for d in datasets:
+        if isinstance(d, dict):
+            d = d.get("name") or d.get("spec")
+        if isinstance(d, str | Path) and str(d).strip():
+            names.append(dataset_slug(str(d)))
+    return tuple(dict.fromkeys(names))
+
+
 def library_of(model: str) -> str:
     """Library of a model name: the prefix before the first '-' (``lightgbm-lambdarank`` → lightgbm).
 
