@@ -391,3 +391,58 @@ def test_input_destroyed_guard_tune_results_whole_set_written(tmp_path: Path) ->
     assert (tmp_path / "best" / "m.toml").read_text() == "x = 1\n"
     assert (tmp_path / "complete").is_file()
     assert not list(tmp_path.glob(".set-*"))
+
+
+# ============================================ 7. siblings: own documents written strict
+def _no_nan(text: str) -> Any:
+    def refuse(token: str) -> Any:
+        raise AssertionError(f"{token} written: no strict JSON reader takes it")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_silent_accept_conversion_record_with_a_nan_of_meta_is_strict_json(tmp_path: Path) -> None:
+    # write_splits wrote 'NaN' from a user's splits.meta into summary.json: its own reader
+    # (strict) then takes the folder for one no conversion wrote
+    from hostile_kit import toy_splits
+
+    from bench.adapters.convert import foreign_outputs, write_splits
+
+    splits = toy_splits()
+    splits.meta["holdout_fraction"] = float("nan")
+    write_splits(splits, tmp_path / "o", parquet=False)
+    doc = _no_nan((tmp_path / "o" / "summary.json").read_text(encoding="utf-8"))
+    assert doc["split_meta"]["holdout_fraction"] is None, doc["split_meta"]
+    assert foreign_outputs(tmp_path / "o") == []
+
+
+def test_silent_accept_tune_summary_with_a_nan_is_strict_json(tmp_path: Path) -> None:
+    from bench.benchmark import tune_out
+
+    tune_out.write_results(tmp_path, {"models": {"m": {"best_value": float("nan")}}},
+                           {"m": "x = 1\n"}, "x = 1\n")
+    doc = _no_nan((tmp_path / "summary.json").read_text(encoding="utf-8"))
+    assert doc["models"]["m"]["best_value"] is None
+
+
+def test_silent_accept_python_verify_and_the_command_give_one_report(card_data: Path,
+                                                                     tmp_path: Path) -> None:
+    # one function answers both doors: the JSON the command prints is the Python report's
+    from bench.datasets.fetch import verify
+
+    (card_data / "r23bi" / "test.txt").write_text(_rows([4, 5]), encoding="utf-8")
+    res = cli(tmp_path, "datasets", "verify", "r23bi", "--data-dir", str(card_data),
+              "--format", "json")
+    assert json.loads(res.out) == verify("r23bi", data_dir=card_data).as_dict()
+    assert "5 queries" in json.loads(res.out)["card_counts"], res.out
+
+
+def test_unclear_error_verify_of_a_card_file_that_is_a_link_to_nothing(card_data: Path) -> None:
+    from bench.datasets.fetch import verify
+
+    test = card_data / "r23bi" / "train.txt"
+    test.unlink()
+    test.symlink_to(card_data / "gone.txt")
+    entry = next(f for f in verify("r23bi", data_dir=card_data).files if f.path == "train.txt")
+    assert entry.status == "missing", entry
+    assert "link to nothing" in str(getattr(entry, "stands", None)), entry

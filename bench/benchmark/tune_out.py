@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from bench.data.atomic import replace_file_set, write_text
+from bench.data.jsonio import dumps
 from bench.errors import ConfigError
 from bench.runs.tune_layout import (
     BEST,
@@ -222,5 +223,5 @@ def write_results(folder: Path, summary: Mapping[str, Any], configs: Mapping[str
         for model, text in configs.items():
             write_text(best / f"{model}.toml", text)
         write_text(top / BEST, best_all)
-        write_text(top / SUMMARY, json.dumps(summary, indent=2) + "\n")
+        write_text(top / SUMMARY, dumps(summary))  # strict JSON, as its reader takes it
     write_text(folder / COMPLETE, dt.datetime.now(dt.timezone.utc).isoformat() + "\n")

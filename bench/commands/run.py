@@ -182,7 +182,9 @@ def _run_folds(args: argparse.Namespace, config: RunConfig, folds: tuple[int, ..
     failed = [s for s in summaries if (s.get("crosscheck") or {}).get("ok") is False]
     status = verdict(1 if failed else 0)  # '| head' keeps it
     if args.format == "json":
-        doc = json.loads(result.json.read_text(encoding="utf-8"))
+        from bench.data.jsonio import read_json_object
+
+        doc = read_json_object(result.json, "the fold table as 'run --folds' writes it")
         json.dump({**doc, "fold_runs": summaries}, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
