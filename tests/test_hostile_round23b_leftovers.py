@@ -446,3 +446,31 @@ def test_unclear_error_verify_of_a_card_file_that_is_a_link_to_nothing(card_data
     entry = next(f for f in verify("r23bi", data_dir=card_data).files if f.path == "train.txt")
     assert entry.status == "missing", entry
     assert "link to nothing" in str(getattr(entry, "stands", None)), entry
+
+
+def test_input_destroyed_reproduce_of_a_leaderboard_over_its_datasets_namesake(
+        tmp_path: Path, no_work: None) -> None:
+    # reproduce LEADERBOARD --out W: the re-runs' cross-check went to W/<dataset>/, a LETOR
+    # folder of the user's (the name is in the leaderboard's tables)
+    board = tmp_path / "leaderboard.json"
+    board.write_text(json.dumps({"tables": [{"dataset": "letor", "rows": []}]}))
+    mine = _letor(tmp_path / "w" / "letor")
+    before = snapshot(mine)
+    res = cli(tmp_path, "reproduce", str(board), "--out", str(tmp_path / "w"))
+    ok(_refused_before_work(res, "letor", "crosscheck"))
+    ok(untouched(before, mine))
+
+
+def test_input_destroyed_python_run_out_dir_over_the_splits_namesake(
+        tmp_path: Path, no_work: None) -> None:
+    # bench.benchmark.run("letor", splits=..., out_dir=W): the cross-check goes to W/letor/
+    from hostile_kit import api_refused, call, toy_splits
+
+    from bench.benchmark.api import run
+
+    mine = _letor(tmp_path / "w" / "letor")
+    before = snapshot(mine)
+    _, exc = call(lambda: run("letor", models="random", quick=True, splits=toy_splits(),
+                              out_dir=tmp_path / "w"))
+    ok(api_refused(exc, "letor", "crosscheck"))
+    ok(untouched(before, mine))
