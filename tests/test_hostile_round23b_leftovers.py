@@ -474,3 +474,26 @@ def test_input_destroyed_python_run_out_dir_over_the_splits_namesake(
                               out_dir=tmp_path / "w"))
     ok(api_refused(exc, "letor", "crosscheck"))
     ok(untouched(before, mine))
+
+
+def test_input_destroyed_tune_fault_at_the_second_model_config_keeps_the_first(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a fault at best/b.toml left the new best/a.toml beside the earlier b.toml and best.toml
+    from bench.benchmark import tune_out
+
+    (tmp_path / "best").mkdir()
+    for n in ("a", "b"):
+        (tmp_path / "best" / f"{n}.toml").write_text("old = 1\n")
+    (tmp_path / "best.toml").write_text("old = 1\n")
+    real = tune_out.write_text
+
+    def failing(path: Any, text: str) -> Any:
+        if str(path).endswith("b.toml"):
+            raise OSError(errno.EIO, "Input/output error", str(path))
+        return real(path, text)
+
+    monkeypatch.setattr(tune_out, "write_text", failing)
+    with pytest.raises(OSError, match="Input/output"):
+        tune_out.write_results(tmp_path, {}, {"a": "new = 1\n", "b": "new = 1\n"}, "new = 1\n")
+    assert (tmp_path / "best" / "a.toml").read_text() == "old = 1\n"
+    assert (tmp_path / "best.toml").read_text() == "old = 1\n"
