@@ -1,4 +1,5 @@
-"""The data directory, downloads and integrity verification.
+"""Downloads and integrity verification; the data directory itself is
+:mod:`bench.datasets.locations`' (its names are re-exported here).
 
 Where datasets live (:func:`data_dirs`): the data directory, given by ``--data-dir`` (the
 ``data_dir`` argument), else the environment variable ``LTRBENCH_DATA_DIR``, else
