@@ -497,3 +497,18 @@ def test_input_destroyed_tune_fault_at_the_second_model_config_keeps_the_first(
         tune_out.write_results(tmp_path, {}, {"a": "new = 1\n", "b": "new = 1\n"}, "new = 1\n")
     assert (tmp_path / "best" / "a.toml").read_text() == "old = 1\n"
     assert (tmp_path / "best.toml").read_text() == "old = 1\n"
+
+
+def test_input_destroyed_run_of_a_linked_dataset_over_its_targets_namesake(
+        tmp_path: Path, no_work: None) -> None:
+    # --dataset W/mine -> /far/letor: the run is named by the link's target ('letor'), so its
+    # cross-check went to W/letor/, a LETOR folder of the user's
+    far = _letor(tmp_path / "far" / "letor")
+    (tmp_path / "w").mkdir()
+    (tmp_path / "w" / "mine").symlink_to(far)
+    own = _letor(tmp_path / "w" / "letor")
+    before = snapshot(own)
+    res = cli(tmp_path, "run", "--dataset", str(tmp_path / "w" / "mine"), "--models", "random",
+              "--quick", "--out", str(tmp_path / "w"), "--no-progress")
+    ok(_refused_before_work(res, "letor", "crosscheck"))
+    ok(untouched(before, own))

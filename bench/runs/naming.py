@@ -3,8 +3,10 @@ implies (read only as the fallback of :func:`bench.runs.models.model_libraries`)
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
+import os
 import re
 import unicodedata
 from pathlib import Path
@@ -55,6 +57,9 @@ def crosscheck_folders(*datasets: object) -> tuple[str, ...]:
             d = d.get("name") or d.get("spec")
         if isinstance(d, str | Path) and str(d).strip():
             names.append(dataset_slug(str(d)))
+            with contextlib.suppress(OSError, ValueError, RuntimeError):  # a link's target
+                real = Path(os.path.expanduser(str(d))).resolve()  # names the run (resolve.py)
+                names += [dataset_slug(real.name)] if real.exists() else []
     return tuple(dict.fromkeys(names))
 
 
