@@ -18,7 +18,6 @@ back to the id as written. Every file is written atomically.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +26,7 @@ from typing import TYPE_CHECKING
 from bench.adapters.config import AdapterConfig
 from bench.adapters.pipeline import ratings_to_letor
 from bench.data.atomic import replace_file_set, write_text
+from bench.data.jsonio import dumps, loads_strict
 from bench.data.letor import LetorData, LetorSplits
 from bench.data.ratings import Ratings
 from bench.data.split_sets import digests_of, stats_of
@@ -103,8 +103,8 @@ def foreign_outputs(out_dir: PathLike) -> list[str]:
     out = Path(out_dir)
     if not out.is_dir():
         return []
-    try:
-        record = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    try:  # strict: a record naming "files" twice is no record (json kept the last list)
+        record = loads_strict((out / "summary.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         record = None
     files = record.get("files") if isinstance(record, dict) else None
@@ -150,7 +150,7 @@ def _write_splits(splits: LetorSplits, out: Path, *, parquet: bool,
         "sha256": digests_of(out, files),  # the text and Parquet sets as one (data/split_sets)
         "stat": stats_of(out, files),
     }
-    write_text(out / "summary.json", json.dumps(summary, indent=2, default=str) + "\n")
+    write_text(out / "summary.json", dumps(summary))  # strict JSON: a NaN of meta is null
     return summary
 
 

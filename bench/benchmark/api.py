@@ -108,10 +108,12 @@ def run(dataset: str = "synthetic", *, models: Sequence[str] | str | None = None
         from bench.data.outputs import check_output_dir
         from bench.datasets.sealed import SEALED_DATASETS, dataset_folders
         from bench.runs.layout import RUN_INTO, RUN_WRITES
+        from bench.runs.naming import crosscheck_folders
 
         check_output_dir(out_dir, option="out_dir", inputs=[
             ("dataset", dataset), ("data_dir", config.data_dir),
-            *dataset_folders(config.data_dir, around=out_dir, into=RUN_INTO)],
+            *dataset_folders(config.data_dir, around=out_dir, into=(
+                *RUN_INTO, *(crosscheck_folders(config.dataset) if config.crosscheck else ())))],
             writes=RUN_WRITES if config.crosscheck else (), into=RUN_INTO,
             sealed=("dataset", *SEALED_DATASETS))
     out = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix="ltrbench-"))

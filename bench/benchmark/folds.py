@@ -26,7 +26,7 @@ from bench.benchmark.config_hash import accepted_hashes
 from bench.benchmark.pipeline import SplitWarning, results_folder, run_benchmark
 from bench.data.atomic import replace_file_set
 from bench.data.compressed import HEAD, refuse_compressed
-from bench.data.jsonio import json_number
+from bench.data.jsonio import json_number, loads_strict
 from bench.data.outputs import check_output_file
 from bench.datasets.catalogue import SHAPES_LOADER, DatasetSpec
 from bench.datasets.fetch import find_dataset
@@ -173,7 +173,7 @@ def _say_replaced(path: Path, runs: list[str]) -> None:
     if not path.is_file():
         return
     try:
-        old = json.loads(path.read_text(encoding="utf-8")).get("runs")
+        old = loads_strict(path.read_text(encoding="utf-8")).get("runs")
     except (OSError, ValueError, AttributeError):
         old = None
     earlier = [str(r) for r in old] if isinstance(old, list) else []

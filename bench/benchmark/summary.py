@@ -21,14 +21,13 @@ left out; ``null`` for fewer than two seeds) are over seeds, from
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from bench.data.jsonio import json_number
+from bench.data.jsonio import json_number, read_json_object
 from bench.data.toml import read_toml
 from bench.metrics.families import DEFAULT_METRICS
 from bench.metrics.profiles import DEFAULT_PROFILE
@@ -40,7 +39,8 @@ from bench.runs.timing_checks import busy_count, fmt_seconds
 def summarize_run(run_dir: str | Path) -> dict[str, Any]:
     """The JSON-ready summary of a run directory (see the module docstring)."""
     run_dir = Path(run_dir)
-    manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+    manifest = read_json_object(run_dir / "manifest.json", "the run's manifest.json as "
+                                "'ltrbench run' writes it")  # strict: a NaN is named
     config = read_toml(run_dir / "config.toml")
     profile = str(config.get("profile", DEFAULT_PROFILE))
     metrics = read_table(run_dir / "metrics.csv")

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from bench.data.atomic import replace_file_set, write_text
+from bench.data.jsonio import dumps
 from bench.errors import ConfigError
 from bench.runs.tune_layout import (
     BEST,
@@ -214,9 +215,13 @@ def model_summary(study: Any, trials: pd.DataFrame, info: Mapping[str, Any]) -> 
 
 def write_results(folder: Path, summary: Mapping[str, Any], configs: Mapping[str, str],
                   best_all: str) -> None:
-    """``best/<model>.toml``, ``best.toml``, ``summary.json``, then ``complete`` (last)."""
-    for model, text in configs.items():
-        write_text(folder / "best" / f"{model}.toml", text)
-    write_text(folder / BEST, best_all)
-    write_text(folder / SUMMARY, json.dumps(summary, indent=2) + "\n")
+    """``best/<model>.toml``, ``best.toml`` and ``summary.json`` as one set (every file complete
+    before any earlier one is replaced: a fault at ``summary.json`` left the new ``best.toml``
+    beside the earlier summary), then ``complete`` (last)."""
+    with replace_file_set(folder / "best", [f"{m}.toml" for m in configs]) as best, \
+            replace_file_set(folder, (BEST, SUMMARY)) as top:
+        for model, text in configs.items():
+            write_text(best / f"{model}.toml", text)
+        write_text(top / BEST, best_all)
+        write_text(top / SUMMARY, dumps(summary))  # strict JSON, as its reader takes it
     write_text(folder / COMPLETE, dt.datetime.now(dt.timezone.utc).isoformat() + "\n")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
 from bench.commands.progress_option import add_no_progress, progress_wanted
 from bench.commands.text import examples, terminal_line
@@ -101,11 +100,9 @@ def cmd_fetch(args: argparse.Namespace) -> int:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     from bench.datasets.fetch import data_dirs, verify
-    from bench.datasets.verify_counts import with_card_counts
     from bench.streams import verdict
 
-    report = with_card_counts(verify(args.name, data_dir=args.data_dir), args.name,
-                              data_dir=args.data_dir)
+    report = verify(args.name, data_dir=args.data_dir)  # digests and the card's counts
     absent = report.folder is None and args.format != "json"  # the text's own rule
     status = verdict(0 if report.ok and not absent else 1)  # '| head -1' keeps it
     if args.format == "json":
@@ -126,7 +123,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
             detail = " (not a file of the card, which vouches for its files: a load under " \
                 "its name refuses it; move it out of the folder)"
         elif f.status == "missing":
-            detail = _what_stands(Path(report.folder) / f.path)
+            detail = f" ({f.stands})" if f.stands else ""
         if f.found is not None:
             detail += f" (read as {f.found}: the name differs in letter case)"
         print(f"  {f.status:<10} {f.path}{detail}")
@@ -139,15 +136,3 @@ def cmd_verify(args: argparse.Namespace) -> int:
           f"{c['unverified']} without a known digest{foreign}")
     return status
 
-
-def _what_stands(path: Path) -> str:
-    """What is at a card's file that is not a regular file: `` (a folder, not a file)`` ..."""
-    if path.is_symlink() and not path.exists():
-        return " (a link to nothing)"
-    if not path.exists():
-        from bench.data.folder_names import packed_twin
-
-        twin = packed_twin(path)
-        return f" ({twin})" if twin else ""
-    return " (a folder, not a file)" if path.is_dir() else \
-        " (not a regular file: a FIFO, device or socket)"

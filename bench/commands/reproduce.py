@@ -66,10 +66,12 @@ def main(args: argparse.Namespace) -> int:
     progress = progress_wanted(args)
     if args.out is not None:
         from bench.datasets.sealed import SEALED_DATASETS, dataset_folders
+        from bench.runs.naming import crosscheck_folders
 
         check_output_dir(args.out, option="--out", inputs=[
             ("leaderboard", None if args.run else args.leaderboard),
-            *[("--run", d) for d in args.run], *dataset_folders(around=args.out, into=("runs",))],
+            *[("--run", d) for d in args.run], *dataset_folders(around=args.out, into=(
+                "runs", *crosscheck_folders(*_datasets(args))))],
             writes=RUN_WRITES, into=("runs",), sealed=("--run", *SEALED_DATASETS))  # never into a run reproduced
     real = [os.path.realpath(d) for d in args.run]
     for i, path in enumerate(real):  # one run twice: trained and compared twice
@@ -114,3 +116,23 @@ def main(args: argparse.Namespace) -> int:
     elif all(o.status == "skipped" or not o.reran for o in outcomes):
         print("nothing could be re-run (see the reasons above): not reproduced")
     return 0 if ok else 1
+
+
+def _datasets(args: argparse.Namespace) -> list[str]:
+    """The datasets whose cross-check ``<out>/<dataset>/`` the re-runs write, as known before
+    any work: each ``--run``'s, else the leaderboard's tables' (its JSON, or the JSON twin of
+    its Markdown; one that cannot be read is the reader's to name, later)."""
+    from bench.data.jsonio import read_json_object
+    from bench.errors import LtrbenchError
+    from bench.runs.reader import run_dataset_names
+
+    if args.run:
+        return [n for d in args.run for n in run_dataset_names(d)]
+    try:
+        doc = read_json_object(Path(args.leaderboard).with_suffix(".json"), "a leaderboard")
+    except (LtrbenchError, OSError):
+        return []
+    tables = doc.get("tables")
+    found = [t.get("dataset") for t in tables if isinstance(t, dict)] \
+        if isinstance(tables, list) else []
+    return [d for d in (doc.get("dataset"), *found) if isinstance(d, str)]

@@ -104,9 +104,12 @@ def main(args: argparse.Namespace) -> int:
         args.config = _own_config(resume)
     shown = typed if typed is not None and Path(typed) == args.out else args.out  # as typed
     from bench.datasets.sealed import SEALED_DATASETS, dataset_folders
+    from bench.runs.naming import crosscheck_folders
 
+    named = () if getattr(args, "no_crosscheck", False) else crosscheck_folders(*(
+        p for o, p in run_inputs(args) if o in RUN_SEALED))  # <out>/<dataset>/crosscheck.*
     check_output_dir(shown, option="--out", inputs=[*run_inputs(args), *dataset_folders(
-        getattr(args, "data_dir", None), around=shown, into=RUN_INTO)],
+        getattr(args, "data_dir", None), around=shown, into=(*RUN_INTO, *named))],
         writes=run_writes(args), into=RUN_INTO, sealed=(*RUN_SEALED, *SEALED_DATASETS))
     folds = _folds(args)
     config = config_from_args(args)
@@ -179,7 +182,9 @@ def _run_folds(args: argparse.Namespace, config: RunConfig, folds: tuple[int, ..
     failed = [s for s in summaries if (s.get("crosscheck") or {}).get("ok") is False]
     status = verdict(1 if failed else 0)  # '| head' keeps it
     if args.format == "json":
-        doc = json.loads(result.json.read_text(encoding="utf-8"))
+        from bench.data.jsonio import read_json_object
+
+        doc = read_json_object(result.json, "the fold table as 'run --folds' writes it")
         json.dump({**doc, "fold_runs": summaries}, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:

@@ -22,8 +22,8 @@ from bench.metrics.families import PRIMARY_METRIC
 from bench.runners.registry import CUSTOM_LIBRARY, LAMBDAMART, ModelNames, expand_models
 from bench.runs.layout import RUN_INTO, RUN_SEALED, RUN_WRITES
 from bench.runs.models import gbdt_models, model_libraries
-from bench.runs.naming import dataset_slug
-from bench.runs.reader import RunDir
+from bench.runs.naming import crosscheck_folders, dataset_slug
+from bench.runs.reader import RunDir, run_dataset_names
 from bench.runs.search import find_matching_run
 
 #: Trains ``models`` on the request's dataset and returns the new run's folder (the command
@@ -58,6 +58,13 @@ class CrosscheckOutcome:
     files: dict[str, Path]
 
 
+def _crosscheck_named(request: CrosscheckRequest) -> tuple[str, ...]:
+    """The folders ``<out>/<dataset>/`` this cross-check may write into, by the names known
+    before any work: ``--dataset`` and the datasets of the run given."""
+    ran = run_dataset_names(request.run) if request.run is not None else []
+    return crosscheck_folders(request.dataset, *ran)
+
+
 def crosscheck_request(
     request: CrosscheckRequest,
     *,
@@ -78,7 +85,8 @@ def crosscheck_request(
     check_output_dir(request.out, option="--out",  # never a run among the dataset's files
                      inputs=[("--run", request.run), ("--runs-dir", request.runs_dir),
                              ("--dataset", request.dataset),
-                             *dataset_folders(around=request.out, into=RUN_INTO)],
+                             *dataset_folders(around=request.out, into=(
+                                 *RUN_INTO, *_crosscheck_named(request)))],
                      writes=RUN_WRITES, into=RUN_INTO, sealed=(*RUN_SEALED, *SEALED_DATASETS))
     models = _requested_models(request)
     gbdt = _gbdt_models(models)

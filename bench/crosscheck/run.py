@@ -16,6 +16,7 @@ one text of both paths (``ltrbench crosscheck --run DIR`` and the check inside `
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -451,6 +452,20 @@ def _seed_value(seed: Any) -> int | str:
         return str(seed)
 
 
+def _refuse_dataset_folder(folder: Path) -> None:
+    """The last guard of the three doors (``run``, ``crosscheck``, ``reproduce``) and of
+    Python: ``<out>/<dataset>/`` that reads as a dataset (a LETOR folder of the user's under the
+    dataset's name) is never written into; the commands refuse it before any work
+    (:func:`bench.runs.naming.crosscheck_folders`)."""
+    from bench.data.dataset_marks import reads_as_dataset
+
+    why = reads_as_dataset(folder)
+    if why is not None:
+        raise ConfigError(f"the cross-check files go to {os.fspath(folder)!r}, which is a "
+                          f"dataset's folder (it holds {why}): nothing was written there; "
+                          "choose another output folder (--out, out_dir) or move the dataset")
+
+
 def write_crosscheck(result: CrosscheckResult, out_dir: str | Path) -> dict[str, Path]:
     """Write ``<out_dir>/<dataset-slug>/crosscheck.md`` and ``crosscheck.json`` as one set
     (:func:`bench.data.atomic.replace_file_set`: both complete before either replaces the
@@ -459,9 +474,9 @@ def write_crosscheck(result: CrosscheckResult, out_dir: str | Path) -> dict[str,
     it was the command's own relative path (``results/runs/<id>``), which named the run only
     from the folder the command ran in."""
     import json
-    import os
 
     folder = Path(out_dir) / dataset_slug(result.dataset)
+    _refuse_dataset_folder(folder)
     doc = result.as_dict()
     if not Path(result.run_dir).is_absolute():  # as leaderboard.json: from the file's folder
         doc["run_dir"] = Path(os.path.relpath(result.run_dir, folder)).as_posix()

@@ -148,8 +148,10 @@ def replace_file_set(dest: str | os.PathLike[str], owned: Sequence[str]) -> Iter
                 (tmp / SWITCHING).write_text("".join(f"{n}\n" for n in sorted(new)))
             except OSError as exc:  # a full disk: name the folder, not the temporary
                 raise _named(exc, out) from exc
-            held = _switch(tmp, out, [n for n in owned if n not in new],
-                           sorted(new, key=lambda n: n == "summary.json"), half)  # summary last
+            # one order whatever PYTHONHASHSEED (a set's order): the caller's for the stale
+            # names, by name for the new ones, a conversion's record (summary.json) last
+            held = _switch(tmp, out, list(dict.fromkeys(n for n in owned if n not in new)),
+                           sorted(new, key=lambda n: (n == "summary.json", n)), half)
             half.clear()
         if held is not None:
             raise held

@@ -40,7 +40,7 @@ def reads_as_dataset(folder: Path) -> str | None:
         return f"{fold.name}/"
     record = entries.get("summary.json")
     if record is not None and record.is_file():
-        with contextlib.suppress(OSError, ValueError):
+        with contextlib.suppress(OSError, ValueError):  # lenient on purpose: sealing more is safe
             data = json.loads(Path(record.path).read_text(encoding="utf-8"))
             if isinstance(data, dict) and isinstance(data.get("files"), list):
                 return "a conversion record (summary.json)"

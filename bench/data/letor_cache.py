@@ -49,6 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.data.hashing import sha256_file
+from bench.data.jsonio import loads_strict
 from bench.data.svmlight_parse import (
     MAX_FEATURE_INDEX,
     PARSER_VERSION,
@@ -325,7 +326,7 @@ class _Opened:
         self.entry = entry
         try:
             with open(entry / "manifest.json", encoding="utf-8") as fh:
-                man = json.load(fh)
+                man = loads_strict(fh.read())  # a key twice or a NaN: a damaged entry
             if (man["format"], man["parser_version"], man["source_sha256"]) != (
                     FORMAT, PARSER_VERSION, sha256):
                 raise _Corrupt("its manifest names another source or version")

@@ -259,7 +259,7 @@ def _check_output_dir(path: PathLike, *, option: str, inputs: Inputs = (),
     p = Path(path)
     found = _expand(inputs)
     _check_sealed(option, p, [(n, i) for n, i in found if n in set(sealed)], tuple(into),
-                  tuple(w.rsplit("/", 1)[0] for w in writes if "/" in w))
+                  tuple(w for w in writes if "/" in w))
     for name, inp in found:
         if os.path.lexists(p) and same_file(p, inp) and not os.path.isdir(inp):
             raise ConfigError(f"{option} {os.fspath(p)!r} is the input {name}: choose another "
@@ -292,11 +292,11 @@ def _check_output_dir(path: PathLike, *, option: str, inputs: Inputs = (),
 
 
 def _check_sealed(option: str, out: Path, sealed: list[tuple[str, Path]],
-                  into: tuple[str, ...], file_folders: tuple[str, ...]) -> None:
+                  into: tuple[str, ...], file_writes: tuple[str, ...]) -> None:
     """Refuse ``out`` when the command would write into a sealed input folder (see
     :func:`check_output_dir`): ``out`` is it or lies in it; it is or lies in a sub-folder of
     ``into`` (names); it is a folder that a ``writes`` pattern writes files into
-    (``file_folders``: the folder parts of the patterns, e.g. ``*``)."""
+    (``file_writes``: those patterns, e.g. ``*/crosscheck.md``: the message names the files)."""
     real = _real(out)
     for name, inp in sealed:
         folder = _real(inp)
@@ -314,10 +314,12 @@ def _check_sealed(option: str, out: Path, sealed: list[tuple[str, Path]],
                                   f"folders in {os.fspath(out / sub)!r}, and the input folder "
                                   f"{name} {os.fspath(inp)!r} is there; choose another output "
                                   "folder (or move the input)")
-        for pattern in file_folders:
+        for pattern in dict.fromkeys(w.rsplit("/", 1)[0] for w in file_writes):
             if rel is not None and _matches(rel, pattern):
-                raise ConfigError(f"{option} {os.fspath(out)!r}: the command writes files into "
-                                  f"{os.fspath(out / rel)!r} ({pattern!r}), which is the input "
+                files = ", ".join(w.rsplit("/", 1)[1] for w in file_writes
+                                  if w.rsplit("/", 1)[0] == pattern)
+                raise ConfigError(f"{option} {os.fspath(out)!r}: the command writes {files} "
+                                  f"into {os.fspath(out / rel)!r}, which is the input "
                                   f"folder {name} {os.fspath(inp)!r}; choose another output "
                                   "folder (or move the input)")
 

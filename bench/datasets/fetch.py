@@ -1,4 +1,5 @@
-"""The data directory, downloads and integrity verification.
+"""Downloads and integrity verification; the data directory itself is
+:mod:`bench.datasets.locations`' (its names are re-exported here).
 
 Where datasets live (:func:`data_dirs`): the data directory, given by ``--data-dir`` (the
 ``data_dir`` argument), else the environment variable ``LTRBENCH_DATA_DIR``, else
@@ -32,10 +33,15 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from bench.data.dataset_marks import refuse_dataset_data_dir
-from bench.data.folder_names import refuse_windows_dirs
 from bench.datasets.archives import extract, misplaced_files, nested_archives, windows_names
 from bench.datasets.card_checks import fold_files
 from bench.datasets.catalogue import UNKNOWN, Card, get_card
+from bench.datasets.locations import ENV_VAR as ENV_VAR
+from bench.datasets.locations import data_dirs as data_dirs
+from bench.datasets.locations import default_data_dir as default_data_dir
+from bench.datasets.locations import find_dataset as find_dataset
+from bench.datasets.locations import primary_data_dir as primary_data_dir
+from bench.datasets.locations import repo_root as repo_root
 from bench.datasets.verify import (
     FETCH_RECORD,
     VerifyReport,
@@ -44,116 +50,9 @@ from bench.datasets.verify import (
     verify_folder,
 )
 from bench.datasets.writable import writing_into
-from bench.errors import ConfigError, DataError, home_expanded
+from bench.errors import ConfigError, DataError
 
-ENV_VAR = "LTRBENCH_DATA_DIR"
 _CHUNK = 1 << 20
-
-
-# --------------------------------------------------------------------------- data directories
-
-
-def repo_root() -> Path:
-    """The folder holding the ``bench`` package (the repository root in a source checkout)."""
-    return Path(__file__).resolve().parents[2]
-
-
-def default_data_dir() -> Path:
-    """``platformdirs.user_cache_dir("ltrbench")``: ``$XDG_CACHE_HOME/ltrbench`` (an absolute
-    one), else ``~/.cache/ltrbench``. A batch job with no ``HOME``, no passwd entry for its
-    user id and no data directory named got platformdirs' RuntimeError as a traceback."""
-    import platformdirs
-
-    try:
-        return Path(platformdirs.user_cache_dir("ltrbench"))
-    except RuntimeError:  # '~' cannot be expanded
-        xdg = os.environ.get("XDG_CACHE_HOME", "")
-        said = f"XDG_CACHE_HOME {xdg!r} is not an absolute path (so it is ignored), " if xdg \
-            else "XDG_CACHE_HOME is not set, "
-        raise ConfigError(f"no data directory: {said}and the home folder is unknown (HOME is "
-                          "not set and this user id has no passwd entry); name a writable "
-                          f"folder with --data-dir or {ENV_VAR}, or set HOME") from None
-
-
-def _listed(data_dir: str | os.PathLike[str] | None) -> tuple[list[Path], str]:
-    """The folders of ``data_dir`` (else ``$LTRBENCH_DATA_DIR``; :data:`os.pathsep`-separated,
-    empty entries skipped) and where they came from; ``[]`` when neither names one."""
-    if data_dir is not None and str(data_dir).strip() != "":
-        raw, where = os.fspath(data_dir), "--data-dir"
-    else:
-        raw, where = os.environ.get(ENV_VAR, ""), f"${ENV_VAR}"
-    refuse_windows_dirs(raw, where)  # 'D:\\datasets' is no folder 'D' and '\\datasets'
-    listed = [Path(home_expanded(x, where))  # '~nosuchuser/x', or no HOME: named
-              for x in (p.strip() for p in raw.split(os.pathsep)) if x]
-    if raw.strip() and not listed:
-        raise ConfigError(f"{where} {raw!r} names no folder: expected the data directory, or "
-                          f"folders separated by {os.pathsep!r} (the first one writable)")
-    return listed, where
-
-
-def primary_data_dir(data_dir: str | os.PathLike[str] | None = None) -> Path:
-    """Where fetched datasets, the parse cache and generated datasets go: the first folder of
-    ``data_dir``, else of ``$LTRBENCH_DATA_DIR``, else the user cache (created when missing)."""
-    listed, where = _listed(data_dir)
-    if listed:
-        return _a_folder(listed[0], where)
-    return _a_folder(default_data_dir(), "the default data directory ($XDG_CACHE_HOME/ltrbench, "
-                     "else ~/.cache/ltrbench; set --data-dir or LTRBENCH_DATA_DIR)")
-
-
-def _a_folder(path: Path, where: str) -> Path:
-    """``path`` unless it exists and is not a folder: a data directory that is a file would
-    find no dataset, silently."""
-    if path.exists() and not path.is_dir():
-        raise ConfigError(f"{where} {os.fspath(path)!r} is not a folder: expected the data "
-                          "directory (created when missing)")
-    for link in (path, *path.parents):  # a link to a folder not mounted, or a link loop
-        if os.path.islink(link) and not link.exists():
-            raise ConfigError(f"{where} {os.fspath(path)!r}: {os.fspath(link)!r} is a symbolic "
-                              f"link to nothing ({os.readlink(link)!r}, missing or a loop of "
-                              "links): mount or create its target, or name another folder")
-    above = next((p for p in path.parents if os.path.lexists(p)), None)
-    if not path.exists() and above is not None and not above.is_dir():  # 'notes.txt/data'
-        raise ConfigError(f"{where} {os.fspath(path)!r}: {os.fspath(above)!r} is a file, not a "
-                          "folder, so the data directory cannot be created under it; expected "
-                          "a folder (created when missing)")
-    if where == f"${ENV_VAR}" and not path.is_absolute():  # as '.' in $PATH (README, Data)
-        raise ConfigError(f"{where}: the entry {os.fspath(path)!r} is a relative path, read "
-                          "from whatever folder a command runs in (a dataset placed there by "
-                          "anyone would be read as yours, and --resume elsewhere finds another); "
-                          f"expected absolute folders: write {os.fspath(Path.cwd() / path)!r}")
-    return path
-
-
-def data_dirs(data_dir: str | os.PathLike[str] | None = None) -> list[Path]:
-    """Every folder searched for datasets, the writable one first (see the module docstring).
-
-    >>> import os
-    >>> [str(p) for p in data_dirs(os.pathsep.join(["/tmp/mine", "", "/srv/ltr", "/tmp/mine"]))]
-    ['/tmp/mine', '/srv/ltr']
-    """
-    listed, where = _listed(data_dir)
-    out = [primary_data_dir(data_dir)]
-    for d in listed[1:]:
-        d = _a_folder(d, where)
-        if not any(d == o or _same(d, o) for o in out):
-            out.append(d)
-    return out
-
-
-def find_dataset(
-    spec: str | Card, *, data_dir: str | os.PathLike[str] | None = None
-) -> Path | None:
-    """The folder of a dataset in the data directories, or ``None`` when it is absent."""
-    card = spec if isinstance(spec, Card) else get_card(spec)
-    if card.kind == "synthetic":
-        return None
-    for d in data_dirs(data_dir):
-        for name in card.folder_names:
-            cand = d / name
-            if cand.is_dir():
-                return cand
-    return None
 
 
 # --------------------------------------------------------------------------- verification
@@ -161,7 +60,11 @@ def find_dataset(
 
 def verify(spec: str | Card, *, data_dir: str | os.PathLike[str] | None = None) -> VerifyReport:
     """Find a dataset and check its files' sha256 against the card, else against the fetch
-    record's (:func:`bench.datasets.verify.verify_folder`; folder ``None`` if absent)."""
+    record's (:func:`bench.datasets.verify.verify_folder`; folder ``None`` if absent), and,
+    where no card digest vouches for every file, its queries and rows against the card's
+    ``n_queries`` / ``n_rows`` (:func:`bench.datasets.verify_counts.with_card_counts`): the one
+    verification of ``ltrbench datasets verify`` and of Python, which said OK for a copy its
+    command called FAILED."""
     card = spec if isinstance(spec, Card) else get_card(spec)
     if card.kind == "synthetic":
         return VerifyReport(name=card.spec, folder="(generated)", files=[])
@@ -169,7 +72,10 @@ def verify(spec: str | Card, *, data_dir: str | os.PathLike[str] | None = None) 
     if folder is None:
         return VerifyReport(name=card.spec, folder=None, files=[])
     more = fold_files(card, spec) if isinstance(spec, str) else {}
-    return verify_folder(card, folder, more=more, recorded=True)
+    from bench.datasets.verify_counts import with_card_counts  # reads the data: when asked
+
+    report = verify_folder(card, folder, more=more, recorded=True)
+    return with_card_counts(report, spec, data_dir=data_dir)
 
 
 # --------------------------------------------------------------------------- fetch
@@ -511,10 +417,3 @@ def _format_from_name(url: str) -> str:
 def _name_from_url(url: str) -> str:
     name = PurePosixPath(urllib.parse.urlparse(url).path).name
     return urllib.parse.unquote(name) or "download"
-
-
-def _same(a: Path, b: Path) -> bool:
-    try:
-        return a.resolve() == b.resolve()
-    except OSError:
-        return False

@@ -60,8 +60,8 @@ from numpy.typing import NDArray
 from bench.data.folders import DEFAULT_SEED, DEFAULT_VALI_FRACTION, SPLITS, carve_validation
 from bench.data.letor import LetorData, LetorSplits
 from bench.datasets.catalogue import SHAPES_LOADER, Card
-from bench.datasets.fetch import data_dirs, primary_data_dir
 from bench.datasets.letor_text import write_letor_text
+from bench.datasets.locations import data_dirs, primary_data_dir
 from bench.datasets.writable import writing_into
 from bench.errors import ConfigError
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from bench.data.folder_names import path_ignoring_case
 from bench.datasets.catalogue import Card, get_card, load_catalogue
-from bench.datasets.fetch import data_dirs, find_dataset
+from bench.datasets.locations import data_dirs, find_dataset
 
 
 def catalogue_rows(data_dir: str | None) -> list[dict[str, str | bool]]:

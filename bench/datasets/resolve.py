@@ -65,7 +65,6 @@ from bench.datasets.catalogue import (
     load_catalogue,
     parse_spec,
 )
-from bench.datasets.fetch import data_dirs, find_dataset, primary_data_dir
 from bench.datasets.folds import (
     N_FOLDS,
     check_folders_match_parts,
@@ -76,6 +75,7 @@ from bench.datasets.folds import (
     read_fold,
 )
 from bench.datasets.guessed_columns import guess_columns
+from bench.datasets.locations import data_dirs, find_dataset, primary_data_dir
 from bench.datasets.memory import check_fits, estimate_letor
 from bench.errors import ConfigError, DataError, home_expanded
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from bench.data.dataset_marks import ABOVE, reads_as_dataset
 from bench.datasets.catalogue import load_catalogue
-from bench.datasets.fetch import data_dirs
+from bench.datasets.locations import data_dirs
 from bench.errors import LtrbenchError
 
 #: The input name of such a folder in an output check's message.

@@ -31,6 +31,10 @@ class FileCheck:
     actual: str | None
     status: str
     found: str | None = None  # the name read, where it differs from the card's only in case
+    #: what stands where a ``missing`` file should be (``a folder, not a file``, ``not a
+    #: regular file: a FIFO (named pipe)``, ``a link to nothing``, a packed copy beside it), in
+    #: the report and its JSON as on the command's line; else ``None``
+    stands: str | None = None
 
 
 @dataclass(frozen=True)
@@ -82,7 +86,8 @@ def verify_folder(card: Card, folder: str | os.PathLike[str], *,
     for rel, expected in {**card.files, **(more or {})}.items():
         f = root / rel if (root / rel).is_file() else path_ignoring_case(root, rel)
         if f is None:  # (the loaders find s3.txt for S3.txt: so does verify)
-            checks.append(FileCheck(rel, expected, None, "missing"))
+            checks.append(FileCheck(rel, expected, None, "missing",
+                                    stands=what_stands(root / rel)))
             continue
         actual = sha256_file(f)
         if expected == UNKNOWN and rel in fetched and not same_digest(fetched[rel], actual):
@@ -94,6 +99,20 @@ def verify_folder(card: Card, folder: str | os.PathLike[str], *,
     checks += [FileCheck(rel, UNKNOWN, sha256_file(root / rel), "foreign")
                for rel in foreign_files(card, root)]  # read under the name: refused there
     return VerifyReport(name=card.spec, folder=str(root), files=checks)
+
+
+def what_stands(path: Path) -> str | None:
+    """What is at a card's file that is not a regular file (:attr:`FileCheck.stands`)."""
+    from bench.data.folder_names import packed_twin
+    from bench.data.output_names import special_kind
+
+    if path.is_symlink() and not path.exists():
+        return "a link to nothing"
+    if not path.exists():
+        return packed_twin(path)
+    if path.is_dir():
+        return "a folder, not a file"
+    return f"not a regular file: a {special_kind(path) or 'device or socket'}"
 
 
 def _recorded_digests(folder: Path) -> dict[str, str]:

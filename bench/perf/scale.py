@@ -35,6 +35,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.data.jsonio import read_json_object
 from bench.errors import LtrbenchError
 from bench.machine import cpu_model, load_average
 
@@ -222,7 +223,7 @@ def _read_run(run_dir: Path, report: Report) -> None:
             # the run's profile only (a split with blank queries adds <profile>-blank0/-blank1 rows)
             if row["split"] == "test" and row["metric"] == "ndcg@10" and row["profile"] == profile:
                 report.test_ndcg[row["model"]] = float(row["value"])
-    manifest = json.loads((run_dir / "manifest.json").read_text())
+    manifest = read_json_object(run_dir / "manifest.json", "the run's manifest.json")
     timing = manifest.get("timing", {})
     report.notes.append(f"threads: library {timing.get('library_threads')}, numba "
                         f"{timing.get('numba_threads')}, timing mode {timing.get('mode')}; "

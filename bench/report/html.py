@@ -227,11 +227,15 @@ def crosscheck_html(table: dict[str, Any], folders: Sequence[Path]) -> str:
     """The cross-check per library (built-in metric vs the reference evaluator, and the gap to
     the default profile split into reasons) from ``crosscheck.json`` in the first of
     ``folders`` that has one of the table's run (else the first that has one)."""
-    docs = []
+    from bench.data.jsonio import read_json_object
+    from bench.errors import LtrbenchError
+
+    docs: list[dict[str, Any]] = []
     for path in (f / "crosscheck.json" for f in dict.fromkeys(folders)):
-        try:
-            docs += [json.loads(path.read_text(encoding="utf-8"))] if path.is_file() else []
-        except (ValueError, OSError) as exc:
+        try:  # the one strict reader: a NaN gap or an "ok" twice is no check shown as OK
+            docs += [read_json_object(path, "a cross-check as 'ltrbench crosscheck' writes "
+                                      "it")] if path.is_file() else []
+        except (LtrbenchError, OSError) as exc:
             return f'<p class="warn">{esc(path.name)} unreadable: {esc(exc)}</p>'
     if not docs:
         return ('<p class="note">No cross-check for this table (no <code>crosscheck.json</code> '

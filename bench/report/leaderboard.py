@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.data.atomic import replace_file_set, write_text
+from bench.data.jsonio import loads_strict
 from bench.data.outputs import check_output_dir
 from bench.errors import ConfigError, DataError
 from bench.report.build import DEFAULT_OPTIONS, LeaderboardOptions, build_leaderboard
@@ -123,7 +124,7 @@ def earlier_report_files(out: Path) -> list[str]:
     if not listing.is_file() or listing.is_symlink():
         return []
     try:
-        doc = json.loads(listing.read_text(encoding="utf-8"))
+        doc = loads_strict(listing.read_text(encoding="utf-8"))  # a key twice: not ours
     except (ValueError, UnicodeDecodeError):
         return []  # not ours, or damaged: nothing is removed on its word
     files = doc.get("files") if isinstance(doc, dict) else None

@@ -3,8 +3,10 @@ implies (read only as the fallback of :func:`bench.runs.models.model_libraries`)
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
+import os
 import re
 import unicodedata
 from pathlib import Path
@@ -40,6 +42,25 @@ def dataset_slug(name: str) -> str:
         slug = slug.replace(".", "-")
     digest = hashlib.sha256(tail.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     return f"{slug[:SLUG_LONGEST - 9].rstrip('-.') or 'dataset'}-{digest}"
+
+
+def crosscheck_folders(*datasets: object) -> tuple[str, ...]:
+    """The sub-folders ``<out>/<name>/`` that ``run``, ``crosscheck`` and ``reproduce`` write
+    their cross-check files into (``crosscheck.md``, ``crosscheck.json``) for these datasets
+    (names, paths, a config's ``[dataset]`` table; ``None`` and blanks skipped), each once: the
+    output checks seal a dataset folder of the user's that stands under that name
+    (``--out ~/work --dataset ~/work/letor``: the files landed among the splits), and no other
+    sub-folder (:func:`bench.datasets.sealed.dataset_folders`, ``into``)."""
+    names = []
+    for d in datasets:
+        if isinstance(d, dict):
+            d = d.get("name") or d.get("spec")
+        if isinstance(d, str | Path) and str(d).strip():
+            names.append(dataset_slug(str(d)))
+            with contextlib.suppress(OSError, ValueError, RuntimeError):  # a link's target
+                real = Path(os.path.expanduser(str(d))).resolve()  # names the run (resolve.py)
+                names += [dataset_slug(real.name)] if real.exists() else []
+    return tuple(dict.fromkeys(names))
 
 
 def library_of(model: str) -> str:

@@ -8,6 +8,7 @@ column its readers need (:data:`bench.runs.layout.TABLES`) gives a
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ import pandas as pd
 
 from bench.data.folder_names import missing_note
 from bench.data.toml import read_toml
-from bench.errors import ConfigError, DataError
+from bench.errors import ConfigError, DataError, LtrbenchError
 from bench.metrics.profiles import DEFAULT_PROFILE
 from bench.runs.layout import empty_table, read_checked
 from bench.runs.lock import LOCK_NAME
@@ -194,3 +195,18 @@ class RunDir:
         """Dataset names in ``metrics.csv`` (in order of appearance)."""
         metrics = self.table("metrics.csv")
         return [str(d) for d in pd.unique(metrics["dataset"].astype(str))]
+
+
+def run_dataset_names(path: str | os.PathLike[str]) -> list[str]:
+    """The dataset names of the run folder ``path`` that name its cross-check's folder
+    (:func:`bench.runs.naming.crosscheck_folders`): ``metrics.csv``'s, and its config's; what
+    cannot be read is skipped (the command that reads the run says why, later)."""
+    run = RunDir(Path(path))
+    names: list[str] = []
+    with contextlib.suppress(LtrbenchError, OSError, ValueError, KeyError):
+        names += run.datasets() if run.has("metrics.csv") else []
+    with contextlib.suppress(LtrbenchError, OSError, ValueError):
+        ds = run.config.get("dataset")
+        ds = ds.get("name") or ds.get("spec") if isinstance(ds, dict) else ds
+        names += [str(ds)] if isinstance(ds, str) else []
+    return names
