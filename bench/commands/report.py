@@ -19,7 +19,7 @@ from bench.benchmark.progress import progress_steps
 from bench.commands.progress_option import add_no_progress, progress_wanted
 from bench.commands.text import ascii_int, examples, terminal_line
 from bench.data.outputs import check_output_dir
-from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC
+from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC, refuse_no_quality
 from bench.report.build import LeaderboardOptions
 from bench.report.leaderboard import write_leaderboard
 from bench.runs.layout import LOCAL_RESULTS, PUBLISHED_RESULTS
@@ -118,6 +118,7 @@ def _metrics_and_primary(args: argparse.Namespace) -> tuple[tuple[str, ...], str
     primary = expand_metrics(str(args.primary))
     if len(primary) != 1:
         raise ConfigError(f"--primary {args.primary}: expected one metric, got {len(primary)}")
+    refuse_no_quality(primary[0], str(args.primary), "--primary")  # RBP's residual, Judged@k
     return metrics, primary[0]
 
 
@@ -159,6 +160,32 @@ def _write_html(args: argparse.Namespace, out: Path, doc: dict[str, Any]) -> Pat
 
 
 def run(args: argparse.Namespace) -> int:
+    """``ltrbench report``; an error quoting ``--primary`` quotes it as typed (``Fallout@10``,
+    not the canonical ``fallout@10`` the runs are read with)."""
+    from bench.errors import LtrbenchError
+
+    try:
+        return _report(args)
+    except LtrbenchError as exc:
+        typed = args.primary
+        canonical = f"--primary {_canonical(typed)}" if typed is not None else None
+        if canonical is not None and canonical != f"--primary {typed}" and canonical in str(exc):
+            exc.args = (str(exc).replace(canonical, f"--primary {typed}", 1), *exc.args[1:])
+        raise
+
+
+def _canonical(typed: str) -> str | None:
+    from bench.benchmark.scoring import expand_metrics
+    from bench.errors import LtrbenchError
+
+    try:
+        names = expand_metrics(str(typed))
+    except LtrbenchError:
+        return None
+    return names[0] if len(names) == 1 else None
+
+
+def _report(args: argparse.Namespace) -> int:
     if args.drill is not None:  # said before any statistics are computed
         from bench.errors import ConfigError
 
