@@ -178,6 +178,30 @@ def test_report_primary_missing_from_the_run_keeps_the_users_spelling(tmp_path: 
     assert refused(res, f"--primary {typed}") is None, refused(res, f"--primary {typed}")
 
 
+def test_report_metrics_missing_from_the_run_keep_the_users_spelling(tmp_path: Path) -> None:
+    """[unclear] ``--metrics Fallout@10,NDCG@10``: the one the run lacks is quoted as typed."""
+    run = _run(tmp_path / "runs", {"ndcg@10": GOOD})
+    res = cli(tmp_path, "report", "--runs", str(run), "--out", str(tmp_path / "o"), "--no-plots",
+              "--metrics", "Fallout@10,NDCG@10")
+    assert refused(res, "--metrics Fallout@10:") is None, refused(res, "--metrics Fallout@10:")
+
+
+def test_report_metrics_led_by_the_residual_take_the_next_as_primary(tmp_path: Path) -> None:
+    """[wrong] ``metrics=("rbp_residual@10", "p@10")`` without a primary: the default primary is
+    the first of them with a best run, p@10 (lightgbm), not the residual (random)."""
+    from bench.report.build import LeaderboardOptions
+    from bench.report.leaderboard import write_leaderboard
+
+    run = _run(tmp_path / "runs", {"rbp_residual@10": LGB_RND, "p@10": GOOD})
+    opts = LeaderboardOptions(metrics=("rbp_residual@10", "p@10"), bootstrap_resamples=50,
+                              randomization_resamples=100)
+    doc, exc = call(lambda: _quiet(write_leaderboard, [run], tmp_path / "o", options=opts,
+                                   plots=False))
+    assert exc is None, exc
+    table = doc["document"]["tables"][0]
+    assert (table["primary_metric"], table["best_model"]) == ("p@10", "lightgbm-lambdarank")
+
+
 def test_report_api_refuses_the_residual_as_primary(tmp_path: Path) -> None:
     """[accept] The Python door: ``LeaderboardOptions(primary='rbp_residual@10')``."""
     from bench.report.build import LeaderboardOptions
@@ -308,6 +332,15 @@ def test_msmarco_arrays_with_ties_say_the_ascending_rule() -> None:
     _, said = _tie_warnings(metrics=["mrr@10"], profile="msmarco")
     assert len(said) == 1, said
     assert "earlier row first" in said[0], said
+
+
+def test_subtopic_labels_under_trec_eval_with_ties_warn_too() -> None:
+    """[wrong] ``evaluate(..., subtopics=ROWS, profile="trec_eval")``: alpha-nDCG ranks the
+    rows by the same stand-in rule; said (2 of 3 queries tied in the top 3)."""
+    sub = np.array([[1, 0], [0, 1], [1, 1], [0, 0], [1, 0], [0, 1], [1, 0], [0, 1], [1, 1]])
+    _, said = _tie_warnings(metrics=["alpha_ndcg@3"], profile="trec_eval", subtopics=sub)
+    assert said, said
+    assert "2 of 3 queries" in said[0], said[0]
 
 
 def test_arrays_without_ties_under_trec_eval_say_nothing() -> None:

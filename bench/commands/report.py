@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -160,17 +161,28 @@ def _write_html(args: argparse.Namespace, out: Path, doc: dict[str, Any]) -> Pat
 
 
 def run(args: argparse.Namespace) -> int:
-    """``ltrbench report``; an error quoting ``--primary`` quotes it as typed (``Fallout@10``,
-    not the canonical ``fallout@10`` the runs are read with)."""
+    """``ltrbench report``; an error quoting ``--primary`` or ``--metrics`` quotes the names as
+    typed (``Fallout@10``, not the canonical ``fallout@10`` the runs are read with)."""
     from bench.errors import LtrbenchError
 
     try:
         return _report(args)
     except LtrbenchError as exc:
-        typed = args.primary
-        canonical = f"--primary {_canonical(typed)}" if typed is not None else None
-        if canonical is not None and canonical != f"--primary {typed}" and canonical in str(exc):
-            exc.args = (str(exc).replace(canonical, f"--primary {typed}", 1), *exc.args[1:])
+        text = str(exc)
+        for option, typed in (("--primary", args.primary), ("--metrics", args.metrics)):
+            start = text.find(f"{option} ")
+            if typed is None or start < 0 or ":" not in text[start:]:
+                continue
+            end = text.index(":", start)
+            quoted = text[start:end]  # "--metrics fallout@10, ndcg@3"
+            for name in str(typed).split(","):
+                canonical = _canonical(name)
+                if canonical is not None and canonical != name.strip():
+                    quoted = re.sub(rf"(?<=[ ,]){re.escape(canonical)}(?=,|$)", name.strip(),
+                                    quoted)
+            text = text[:start] + quoted + text[end:]
+        if text != str(exc):
+            exc.args = (text, *exc.args[1:])
         raise
 
 
@@ -179,7 +191,7 @@ def _canonical(typed: str) -> str | None:
     from bench.errors import LtrbenchError
 
     try:
-        names = expand_metrics(str(typed))
+        names = expand_metrics(str(typed).strip())
     except LtrbenchError:
         return None
     return names[0] if len(names) == 1 else None
