@@ -416,3 +416,23 @@ def test_recommenders_spelling_keeps_its_k() -> None:
     _, exc = call(lambda: evaluate(Y, S, qid=QID, metrics=["r_precision_at_5"]))
     assert isinstance(exc, LtrbenchError), exc
     assert "rprec@5" in str(exc), exc
+
+
+@pytest.mark.parametrize(("typed", "want"), [("r_precision@10", "rprec@10"), ("R-Precision@5", "rprec@5"),
+                                             ("mrr_at_k", "mrr@10"), ("err_at_k", "err@10")])
+def test_r_precision_and_literal_k_spellings_suggest_the_same_measure(typed: str, want: str
+                                                                       ) -> None:
+    """[unclear] R-precision written as other tools do is rprec (not precision@10, a different
+    measure); a function's ``_at_k`` with the letter k is the name at a number (not nerr_ia)."""
+    _, exc = call(lambda: evaluate(Y, S, qid=QID, metrics=[typed]))
+    assert api_refused(exc, typed) is None
+    text = str(exc).split("did you mean", 1)[-1]
+    assert text.strip().startswith(want), str(exc)[-200:]
+
+
+@pytest.mark.parametrize("typed", ["novelty", "serendipity", "catalog_coverage"])
+def test_recommenders_beyond_accuracy_functions_are_said_not_offered(typed: str) -> None:
+    """[unclear] Recommenders' novelty, serendipity, catalog coverage measure the items
+    recommended, not a ranking against judgments: answered as not offered, by name."""
+    _, exc = call(lambda: evaluate(Y, S, qid=QID, metrics=[typed]))
+    assert api_refused(exc, typed, "Recommenders", "not offered") is None, str(exc)[-300:]

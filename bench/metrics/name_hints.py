@@ -98,6 +98,12 @@ NOT_OFFERED = {
         "over R) is ltrbench's rprec@{k} under --profile recommenders, but its mean is over the "
         "users with a relevant item in that top only (pandas' mean skips the others' NaN), "
         "where rprec@{k} averages every user (0 for those)"),
+    **{name: (f"Microsoft Recommenders' python_evaluation.{name}(...), a function, not a metric "
+              "name, and not offered: a beyond-accuracy measure of the recommended items "
+              "(their spread, popularity or surprise), not of a ranking against judgments")
+       for name in ("catalog_coverage", "distributional_coverage", "diversity", "novelty",
+                    "serendipity", "user_diversity", "user_novelty", "user_serendipity",
+                    "historical_item_novelty", "user_item_serendipity")},
 }
 
 
@@ -110,15 +116,19 @@ def suggest(body: str, parses: Callable[[str], bool]) -> str:
     hint = _peer_hint(body.strip())
     if hint:
         return hint
-    at = re.fullmatch(r"(?P<f>[A-Za-z_]+?)_at_(?P<k>[0-9]+)", body.strip())
+    at = re.fullmatch(r"(?P<f>[A-Za-z_-]+?)_at_(?P<k>[0-9]+|k)", body.strip())
     if at is not None:  # mrr_at_10 is mrr@10 (difflib put nerr_ia@10 beside it)
+        f = "rprec" if _r_precision(at["f"]) else at["f"]
+        k = "10" if at["k"] == "k" else at["k"]
         _ACTIVE.append(True)
         try:
-            same = parses(f"{at['f']}@{at['k']}")
+            same = parses(f"{f}@{k}")
         finally:
             _ACTIVE.pop()
         if same:
-            return f"; did you mean {at['f']}@{at['k']}?"
+            return f"; did you mean {f}@{k}" + (" (k a whole number)?" if at["k"] == "k" else "?")
+    if _r_precision(body.partition("@")[0]):  # ranx's r-precision; not precision@10
+        return f"; did you mean rprec{'@' + body.partition('@')[2] if '@' in body else ''}?"
     m = re.match(r"^(?P<base>.*?)(?P<tail>(?:@[0-9]+|[._][0-9.,]+)?)$", body)
     base, tail = (m.group("base"), m.group("tail")) if m else (body, "")
     digits = tail[1:] if tail[:1] in "@._" and tail[1:].isdigit() else ""
@@ -142,6 +152,11 @@ def suggest(body: str, parses: Callable[[str], bool]) -> str:
     finally:
         _ACTIVE.pop()
     return f"; did you mean {', '.join(out)}?" if out else ""
+
+
+def _r_precision(name: str) -> bool:
+    """R-precision as other tools spell it (``r_precision``, ``R-Precision``, ``rprecision``)."""
+    return re.fullmatch(r"r[-_ ]?precision", name.strip(), flags=re.IGNORECASE) is not None
 
 
 def _peer_hint(body: str) -> str | None:
