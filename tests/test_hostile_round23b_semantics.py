@@ -245,6 +245,20 @@ def test_report_bolds_no_best_cell_in_a_column_that_measures_no_quality(tmp_path
     assert "**0.7500**" in md  # lightgbm's ndcg@10 mean is still the best
 
 
+def test_report_verdict_on_fall_out_says_lower_is_better(tmp_path: Path) -> None:
+    """[unclear] "Verdict: best fallout@10 is lightgbm-lambdarank (0.1000)" reads as the highest
+    fall-out winning; the verdict says the lowest is the best."""
+    from bench.report.leaderboard import write_leaderboard
+
+    run = _run(tmp_path / "runs", {"fallout@10": LGB_RND})
+    _, exc = call(lambda: _quiet(write_leaderboard, [run], tmp_path / "o", options=_fast(),
+                                 plots=False))
+    assert exc is None, exc
+    md = (tmp_path / "o" / "leaderboard.md").read_text(encoding="utf-8")
+    assert "Verdict: best fallout@10 is lightgbm-lambdarank (0.1000, the lowest: lower is " \
+           "better)" in md, md[:1500]
+
+
 # ================================================================= metrics list: the direction
 def _listing() -> dict[str, Any]:
     res = cli(Path.cwd(), "metrics", "list", "--format", "json")
