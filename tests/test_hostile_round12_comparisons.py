@@ -164,7 +164,8 @@ def _irm(qrels: str, run: str, name: str) -> float:
 
 @pytest.mark.parametrize("name", ["nDCG@10", "AP(rel=2)", "P(rel=2)@5", "Judged@10", "RR"])
 def test_ir_measures_names_in_a_comparison_equal_ir_measures(tmp_path: Path, name: str) -> None:
-    _, doc = compare(tmp_path, QRELS, RUNS, name)
+    # Judged@k measures no quality, so it may not come first (round 23b): after nDCG@10
+    _, doc = compare(tmp_path, QRELS, RUNS, *(["nDCG@10"] if name == "Judged@10" else []), name)
     assert doc["metric_profiles"][name].startswith("trec_eval-c"), doc["metric_profiles"]
     for run, got in means(doc).items():
         assert got[name] == pytest.approx(_irm(QRELS, RUNS[run], name), rel=1e-12, abs=1e-15)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from bench.benchmark.progress import progress_steps
 from bench.commands.progress_option import add_no_progress, progress_wanted
 from bench.commands.text import ascii_int, examples, terminal_line
 from bench.data.outputs import check_output_dir
-from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC
+from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC, refuse_no_quality
 from bench.report.build import LeaderboardOptions
 from bench.report.leaderboard import write_leaderboard
 from bench.runs.layout import LOCAL_RESULTS, PUBLISHED_RESULTS
@@ -118,6 +119,7 @@ def _metrics_and_primary(args: argparse.Namespace) -> tuple[tuple[str, ...], str
     primary = expand_metrics(str(args.primary))
     if len(primary) != 1:
         raise ConfigError(f"--primary {args.primary}: expected one metric, got {len(primary)}")
+    refuse_no_quality(primary[0], str(args.primary), "--primary")  # RBP's residual, Judged@k
     return metrics, primary[0]
 
 
@@ -159,6 +161,43 @@ def _write_html(args: argparse.Namespace, out: Path, doc: dict[str, Any]) -> Pat
 
 
 def run(args: argparse.Namespace) -> int:
+    """``ltrbench report``; an error quoting ``--primary`` or ``--metrics`` quotes the names as
+    typed (``Fallout@10``, not the canonical ``fallout@10`` the runs are read with)."""
+    from bench.errors import LtrbenchError
+
+    try:
+        return _report(args)
+    except LtrbenchError as exc:
+        text = str(exc)
+        for option, typed in (("--primary", args.primary), ("--metrics", args.metrics)):
+            start = text.find(f"{option} ")
+            if typed is None or start < 0 or ":" not in text[start:]:
+                continue
+            end = text.index(":", start)
+            quoted = text[start:end]  # "--metrics fallout@10, ndcg@3"
+            for name in str(typed).split(","):
+                canonical = _canonical(name)
+                if canonical is not None and canonical != name.strip():
+                    quoted = re.sub(rf"(?<=[ ,]){re.escape(canonical)}(?=,|$)", name.strip(),
+                                    quoted)
+            text = text[:start] + quoted + text[end:]
+        if text != str(exc):
+            exc.args = (text, *exc.args[1:])
+        raise
+
+
+def _canonical(typed: str) -> str | None:
+    from bench.benchmark.scoring import expand_metrics
+    from bench.errors import LtrbenchError
+
+    try:
+        names = expand_metrics(str(typed).strip())
+    except LtrbenchError:
+        return None
+    return names[0] if len(names) == 1 else None
+
+
+def _report(args: argparse.Namespace) -> int:
     if args.drill is not None:  # said before any statistics are computed
         from bench.errors import ConfigError
 

@@ -199,6 +199,26 @@ def tie_rule(query_ids: NDArray[Any], ties: NDArray[Any], ties_k: int | None,
         "to compare", TiedScoresWarning, stacklevel=_callers_level())
 
 
+def stand_in_ties(query_ids: NDArray[Any], ties: NDArray[Any], ties_k: int | None,
+                  profile: Any, has_docno: bool) -> None:
+    """Warn once when the profile breaks ties by document id (``docno_desc``: trec_eval, gdeval;
+    ``docno_asc``: msmarco) but the rows carry none (arrays, SVMlight): the row index stands in
+    for the id, a rule of ltrbench's, not the tool's; nothing when no query has tied scores."""
+    tied = np.asarray(ties, dtype=bool)
+    if has_docno or profile.ties not in ("docno_desc", "docno_asc") or not tied.any():
+        return
+    ids = [str(q) for q in np.asarray(query_ids)[tied].tolist()]
+    top = "whole list" if ties_k is None else f"top {ties_k}"
+    way = ("descending", "later row first") if profile.ties == "docno_desc" else (
+        "ascending", "earlier row first")
+    warnings.warn(
+        f"{len(ids)} of {tied.shape[0]} queries have tied scores in the {top} ({_first_ids(ids)})"
+        f": profile {profile.name!r} orders ties by document id {way[0]} "
+        f"(ties={profile.ties!r}), but these rows carry no document id, so the row index stands "
+        f"in for it ({way[1]}); pass docno= (a TREC run, --qrels/--run) for the tool's order, or "
+        "break the ties", TiedScoresWarning, stacklevel=_callers_level())
+
+
 def _first_ids(ids: list[str]) -> str:
     """The first five ids, quoted, and ``...`` when there are more."""
     return ", ".join(repr(q) for q in ids[:5]) + (", ..." if len(ids) > 5 else "")

@@ -56,6 +56,7 @@ from numpy.typing import NDArray
 
 from bench.data.python_args import refuse_non_arrays
 from bench.errors import ConfigError, DataError
+from bench.metrics.diagnostics import stand_in_ties
 from bench.metrics.diversity import Ranked, cutoffs, is_diversity, ranked_parts
 from bench.metrics.names import MetricSpec
 from bench.metrics.profile import Profile
@@ -216,8 +217,9 @@ def subtopic_results(prep: Prepared, subtopics: Any, frame: Any, n_rows: int,
     for g_prof, g_specs in groups(specs, prof):
         ties_k = cutoffs(g_specs, g_prof)
         ranked = rank_labels(prep, values, g_prof, ties_k, g_specs)
-        results.append(summarise(ranked_parts(ranked, g_specs, g_prof, ties_k), g_specs,
-                                 g_prof, per_query=per_query))
+        parts = ranked_parts(ranked, g_specs, g_prof, ties_k)
+        stand_in_ties(parts.query_ids, parts.ties, ties_k, g_prof, prep.docno is not None)
+        results.append(summarise(parts, g_specs, g_prof, per_query=per_query))
     return results
 
 

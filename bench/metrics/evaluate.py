@@ -16,7 +16,7 @@ import bench.metrics.qualified as qualified
 from bench.data.subnormal import refuse_flushed_scores
 from bench.errors import ConfigError, DataError
 from bench.metrics.components import Components, Request, build_request
-from bench.metrics.diagnostics import auc_label_rule, warn_tool_weights
+from bench.metrics.diagnostics import auc_label_rule, stand_in_ties, warn_tool_weights
 from bench.metrics.diversity_labels import split_diversity, subtopic_results
 from bench.metrics.dropped_rows import cut_run, padding_mask, unpad
 from bench.metrics.kernels.components import ranked_request
@@ -316,6 +316,7 @@ def query_parts(
         values[spec.name], blanks[spec.name] = aggregate.per_query_values(spec, comps, prof)
     mean_weights = {s.name: w for s in specs if not s.pointwise
                     if (w := aggregate.mean_weight(s, comps, prof)) is not None}
+    stand_in_ties(prep.query_ids, comps.ties, request.ties_k, prof, prep.docno is not None)
     return QueryParts(
         query_ids=prep.query_ids, values=values, blank=blanks, query_weights=prep.query_weights,
         has_gain=comps.has_gain, n=comps.n, ties=comps.ties, pointwise_sums=sums,

@@ -52,11 +52,33 @@ from bench.metrics.more_families import more_families
 from bench.metrics.name_tokens import non_ascii
 from bench.metrics.profile import Profile
 
-__all__ = ["ALIASES", "DEFAULT_METRICS", "EVALUATE_METRICS", "FAMILIES", "PRIMARY_METRIC",
-           "SELECTION_FAMILY", "Array", "Family", "Inputs", "Param", "check_families",
-           "check_profile_families", "cutoff_of",
-           "family_aliases", "family_headers", "is_family", "metric_header",
-           "precision_denominator", "ratio", "selection_cutoff", "split_name", "unit_interval"]
+__all__ = [
+    "ALIASES",
+    "DEFAULT_METRICS",
+    "EVALUATE_METRICS",
+    "FAMILIES",
+    "NOT_QUALITY",
+    "PRIMARY_METRIC",
+    "SELECTION_FAMILY",
+    "Array",
+    "Family",
+    "Inputs",
+    "Param",
+    "better",
+    "check_families",
+    "check_profile_families",
+    "cutoff_of",
+    "family_aliases",
+    "family_headers",
+    "is_family",
+    "metric_header",
+    "precision_denominator",
+    "ratio",
+    "refuse_no_quality",
+    "selection_cutoff",
+    "split_name",
+    "unit_interval",
+]
 
 def _ndcg(q: Inputs) -> Array:
     v = q.ratio(q.comp["dcg"], q.comp["idcg"])
@@ -233,6 +255,42 @@ def best_is_lowest(metric: str) -> bool:
     tables and run comparisons order and test such a metric that way."""
     known = FAMILIES.get(split_name(metric)[0])
     return bool(known and known.lower_is_better)
+
+
+#: The families whose value measures no ranking quality, and what it measures instead: no run
+#: is best by them (a comparison, a leaderboard's order or bold cell, a primary metric).
+NOT_QUALITY: dict[str, str] = {
+    "rbp_residual": "RBP's residual, the share of RBP the unjudged documents and the ranks below "
+                    "k leave open (Moffat & Zobel 2008): an uncertainty",
+    "judged": "the judged share of the top k (ir_measures Judged@k): a coverage of the pool",
+}
+
+
+def better(metric: str) -> str:
+    """Which way ``metric`` (a name or a family) is better: ``"higher"``, ``"lower"``
+    (``Family.lower_is_better``: fall-out, ARP, RMSE, MAE) or ``"none"`` (no measure of quality:
+    :data:`NOT_QUALITY` and the counts summed over queries, ``num_q``, ``num_ret``, ...)."""
+    family = _family_of(metric)
+    known = FAMILIES.get(family)
+    if family in NOT_QUALITY or (known is not None and known.mean == "sum"):
+        return "none"
+    return "lower" if known is not None and known.lower_is_better else "higher"
+
+
+def _family_of(metric: str) -> str:
+    return metric if metric in FAMILIES else split_name(metric.lower())[0]
+
+
+def refuse_no_quality(metric: str, spelled: str, role: str) -> None:
+    """A ConfigError when ``metric`` (a name or a family) measures no quality (:func:`better` is
+    ``"none"``): ``role`` (``--primary``, ``the primary (first) metric``) names where
+    ``spelled`` was typed."""
+    if better(metric) != "none":
+        return
+    what = NOT_QUALITY.get(_family_of(metric), "a count summed over queries")
+    raise ConfigError(f"{role} {spelled!r} is {what}, not a measure of a ranking's quality: no "
+                      "run is best by it (it would pick the best run and anchor the paired "
+                      "tests); put a quality measure first (ndcg@10, map) and keep it beside")
 
 
 def averaging(metric: str, profile: str = "ltrbench") -> str:

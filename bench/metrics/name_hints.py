@@ -89,6 +89,24 @@ PEER_FUNCTIONS = {
 }
 
 
+#: Functions of peer libraries whose number no profile reproduces: ``name -> the answer``
+#: (``{k}``: the k typed, ``r_precision_at_5``; 10 for the ``_at_k`` spelling).
+NOT_OFFERED = {
+    "r_precision_at_k": (
+        "Microsoft Recommenders' python_evaluation.r_precision_at_k(..., k={k}), a function, not "
+        "a metric name, and not offered: its per-user value (relevant items in the top min(k, R) "
+        "over R) is ltrbench's rprec@{k} under --profile recommenders, but its mean is over the "
+        "users with a relevant item in that top only (pandas' mean skips the others' NaN), "
+        "where rprec@{k} averages every user (0 for those)"),
+    **{name: (f"Microsoft Recommenders' python_evaluation.{name}(...), a function, not a metric "
+              "name, and not offered: a beyond-accuracy measure of the recommended items "
+              "(their spread, popularity or surprise), not of a ranking against judgments")
+       for name in ("catalog_coverage", "distributional_coverage", "diversity", "novelty",
+                    "serendipity", "user_diversity", "user_novelty", "user_serendipity",
+                    "historical_item_novelty", "user_item_serendipity")},
+}
+
+
 def suggest(body: str, parses: Callable[[str], bool]) -> str:
     """``"; did you mean ..."`` with up to three names close to ``body`` that ``parses``
     accepts, or ``""``; for a peer library's function name (:data:`PEER_FUNCTIONS`), the name
@@ -98,6 +116,19 @@ def suggest(body: str, parses: Callable[[str], bool]) -> str:
     hint = _peer_hint(body.strip())
     if hint:
         return hint
+    at = re.fullmatch(r"(?P<f>[A-Za-z_-]+?)_at_(?P<k>[0-9]+|k)", body.strip())
+    if at is not None:  # mrr_at_10 is mrr@10 (difflib put nerr_ia@10 beside it)
+        f = "rprec" if _r_precision(at["f"]) else at["f"]
+        k = "10" if at["k"] == "k" else at["k"]
+        _ACTIVE.append(True)
+        try:
+            same = parses(f"{f}@{k}")
+        finally:
+            _ACTIVE.pop()
+        if same:
+            return f"; did you mean {f}@{k}" + (" (k a whole number)?" if at["k"] == "k" else "?")
+    if _r_precision(body.partition("@")[0]):  # ranx's r-precision; not precision@10
+        return f"; did you mean rprec{'@' + body.partition('@')[2] if '@' in body else ''}?"
     m = re.match(r"^(?P<base>.*?)(?P<tail>(?:@[0-9]+|[._][0-9.,]+)?)$", body)
     base, tail = (m.group("base"), m.group("tail")) if m else (body, "")
     digits = tail[1:] if tail[:1] in "@._" and tail[1:].isdigit() else ""
@@ -123,6 +154,11 @@ def suggest(body: str, parses: Callable[[str], bool]) -> str:
     return f"; did you mean {', '.join(out)}?" if out else ""
 
 
+def _r_precision(name: str) -> bool:
+    """R-precision as other tools spell it (``r_precision``, ``R-Precision``, ``rprecision``)."""
+    return re.fullmatch(r"r[-_ ]?precision", name.strip(), flags=re.IGNORECASE) is not None
+
+
 def _peer_hint(body: str) -> str | None:
     """What a peer's own spelling is in ltrbench, where the grammar reads none: a function
     (:data:`PEER_FUNCTIONS`; ``precision_at_10`` as ``precision_at_k`` with k = 10, which
@@ -130,6 +166,8 @@ def _peer_hint(body: str) -> str | None:
     after a dot or underscore (ranx's ``rbp.95``, ``RBP_0.8@10``: never ``rbp@95``)."""
     at = re.fullmatch(r"(?P<f>[A-Za-z_]+)_at_(?P<k>[0-9]+)", body)
     key = f"{at['f'].lower()}_at_k" if at else body.lower()
+    if key in NOT_OFFERED:
+        return f"; {body} is " + NOT_OFFERED[key].format(k=at["k"] if at else 10)
     if key in PEER_FUNCTIONS:
         what, name, profile = PEER_FUNCTIONS[key]
         if at:

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 
-from bench.metrics.names import describe_names, refused_names
+from bench.metrics.families import better
+from bench.metrics.names import describe_names as _names
+from bench.metrics.names import refused_names
 
-COLUMNS = ("family", "grammar", "spelling", "example", "profile", "meaning")
+COLUMNS = ("family", "grammar", "spelling", "example", "profile", "better", "meaning")
 #: The least width of a folded column (cells fold onto further lines at it, never cut).
 _LEAST = 12
 
@@ -27,19 +29,28 @@ def folded_table(rows: list[dict[str, str]], width: int) -> str:
     from rich.console import Console
     from rich.table import Table
 
-    shown = [c for c in COLUMNS if c != "example"]  # the spelling already shows the pattern
-    table = Table(box=None, pad_edge=False, show_edge=False)
+    shown = [c for c in COLUMNS if c not in ("example", "better")]  # the spelling shows it;
+    table = Table(box=None, pad_edge=False, show_edge=False)  # the direction ends the meaning
     for c in shown:
         short = c in ("family", "grammar", "profile")
         table.add_column(c, overflow="fold", min_width=11 if short else None,
                          ratio=None if short else (2 if c == "meaning" else 1))
-    for r in rows:
-        table.add_row(*(r[c] for c in shown))
+    for r in rows:  # rows of bench.metrics.names.describe_names too: the direction added here
+        way = {"none": "no quality measure"}.get(better(r["family"]),
+                                                 f"{better(r['family'])} is better")
+        table.add_row(*(r[c] + f" [{way}]" if c == "meaning" else r[c] for c in shown))
     least = sum(c.min_width or _LEAST for c in table.columns) + 2 * (len(shown) - 1)
     out = io.StringIO()
     Console(file=out, width=max(width, least), color_system=None, highlight=False).print(table)
     return out.getvalue()
 
+
+
+def describe_names() -> list[dict[str, str]]:
+    """:func:`bench.metrics.names.describe_names`, each row with ``better``: which way the
+    metric is better, ``higher``, ``lower`` (fall-out, ARP, RMSE) or ``none`` (no measure of
+    quality: RBP's residual, Judged@k, the counts; :func:`bench.metrics.families.better`)."""
+    return [{**r, "better": better(r["family"])} for r in _names()]
 
 
 def listing_json() -> str:
@@ -80,6 +91,9 @@ def listing_text(width: int | None) -> str:
         "then it takes the given profile when that is its tool's (trec_eval names: trec_eval, "
         "trec_eval-c; ir_measures names: trec_eval-c) and is refused otherwise. Results are "
         "keyed by the names as written and name each metric's profile.",
+        "better: which way the metric is better; \"none\": it measures no quality (RBP's "
+        "residual, Judged@k, a count), so no run is best by it and it is refused as a "
+        "comparison's or leaderboard's primary metric.",
     ]
     from bench.metrics.qualified import OWN_SPELLINGS
 

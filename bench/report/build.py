@@ -77,8 +77,8 @@ class LeaderboardOptions:
         if self.primary is not None:
             return self.primary
         if self.metrics == DEFAULT_METRICS or PRIMARY_METRIC in self.metrics:
-            return PRIMARY_METRIC
-        return self.metrics[0]
+            return PRIMARY_METRIC  # else the first with a best run (no residual, no count)
+        return next((m for m in self.metrics if families.better(m) != "none"), self.metrics[0])
 
 
 #: The options of ``ltrbench report`` with no flags (and of every committed leaderboard).
@@ -92,15 +92,15 @@ DEFAULT_OPTIONS = LeaderboardOptions()
 
 def _check_metrics_present(options: LeaderboardOptions, found: list[str], has: list[str],
                            run_path: Path) -> None:
-    """Metrics asked for by name (any but the default list) and the primary metric must be in
-    the run: a missing one is an error naming the run and what it has, never a column left out
-    or a verdict on a metric the run does not hold."""
+    """Metrics asked for by name and the primary must be in the run (an error naming it and what
+    it has), the primary a quality measure: never a column left out or a verdict without ground."""
     where = run_path / "metrics.csv"
     if options.metrics != DEFAULT_METRICS:
         missing = [m for m in options.metrics if m not in found]
         if missing:
             raise DataError(f"--metrics {', '.join(missing)}: not in this run; it has "
                             f"{', '.join(has)}", path=where)
+    families.refuse_no_quality(str(options.primary), str(options.primary), "--primary")
     if options.primary not in found:
         raise DataError(f"--primary {options.primary}: not among the reported metrics of this run "
                         f"({', '.join(found) or 'none'}); pick one with --primary", path=where)
@@ -283,8 +283,8 @@ def _sources(run: RunDir, dataset: str, options: LeaderboardOptions) -> _Sources
     asked = options.metrics != DEFAULT_METRICS  # else every metric of the run, none left out
     metric_names = [mt for mt in options.metrics if mt in set(held)] if asked else held
     primary = options.named_primary()
-    if options.primary is None and not asked and primary not in held:
-        primary = held[0]  # hits@3, map, ...: the run's first metric, said in the notes
+    if options.primary is None and not asked and primary not in held:  # the first with a best
+        primary = next((m for m in held if families.better(m) != "none"), held[0])  # hits@3
     _check_metrics_present(replace(options, primary=primary), metric_names, sorted(held), run.path)
     pq = filter_dataset(run.table_or_empty("per_query.parquet"), dataset)
     pq = pq[pq["split"].astype(str) == split] if len(pq) else pq

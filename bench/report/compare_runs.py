@@ -55,7 +55,7 @@ from bench.data.trec_objects import QrelsInput, RunInput, as_qrels, as_run
 from bench.errors import ConfigError, DataError
 from bench.metrics import evaluate_trec, parse_metrics
 from bench.metrics.diversity import is_diversity, subtopic_qrels
-from bench.metrics.families import FAMILIES, best_is_lowest
+from bench.metrics.families import FAMILIES, best_is_lowest, refuse_no_quality
 from bench.metrics.missing import MissingQueriesWarning, missing_query_ids
 from bench.metrics.names import MetricSpec
 from bench.metrics.profiles import PROFILES, Profile, given_profile
@@ -226,9 +226,17 @@ class RunComparison:
         """The statistics in words (printed under the table)."""
         return (f"means over queries with a {stats.confidence_percent(self.confidence)}% "
                 f"percentile bootstrap interval ({self.n_bootstrap} resamples, seed {self.seed}); "
-                f"paired {self.primary} vs the best run: randomization ({self.n_permutations} "
+                f"paired {self.primary} vs the best run (the {self._best_word()} mean): randomization ({self.n_permutations} "
                 "sign flips, exact when 2^n is fewer) and t (scipy.stats.ttest_rel), each "
                 f"Holm-corrected over {len(self.names) - 1} comparison(s){self._undefined_t()}")
+
+    def _best_word(self) -> str:
+        """``lowest`` for a lower-is-better primary metric (fall-out, ARP), else ``highest``."""
+        try:
+            family = parse_metrics(self.primary)[0].family
+        except ConfigError:  # a key spelled as a dotted list's item (P_5): a quality measure
+            return "highest"
+        return "lowest" if best_is_lowest(family) else "highest"
 
     def _undefined_t(self) -> str:
         """Where the t statistic is undefined (every difference one non-zero number, no
@@ -368,11 +376,8 @@ def _ranking_keys(specs: list[MetricSpec]) -> list[str]:
         how = FAMILIES[spec.family].mean if spec.family in FAMILIES else "mean"
         if how == "documents":
             _refuse_weighted(spec.key, "each query's documents")
-    first = specs[0]
-    if first.family in FAMILIES and FAMILIES[first.family].mean == "sum":
-        raise ConfigError(f"the primary (first) metric {first.key!r} is a count summed over "
-                          "queries, not a measure with a best run: put a ranking measure "
-                          "(ndcg@10, map) first")
+    # a count, RBP's residual, Judged@k: no run is best by them
+    refuse_no_quality(specs[0].family, specs[0].key, "the primary (first) metric")
     return [s.key for s in specs]
 
 

@@ -13,7 +13,7 @@ from bench.data.csv_cells import same_cell
 from bench.data.look_alike import shown_name
 from bench.data.md_cells import CONTROL, md_text
 from bench.errors import DataError
-from bench.metrics.families import best_is_lowest, metric_header
+from bench.metrics.families import best_is_lowest, better, metric_header
 from bench.report.stats import confidence_percent, fmt_p
 from bench.runs.timing_checks import fmt_seconds
 
@@ -82,9 +82,10 @@ def best_by_metric(table: dict[str, Any]) -> dict[str, set[str]]:
     equals the column's best (the largest; the smallest for ARP, a rank) as printed; a tie bolds
     each tied row (never broken by the models' names), and so do means that differ only beyond
     the printed digits (0.62214 and 0.62206 both print 0.6221: one bold, one not, would rank
-    two equal numbers). The rows stay ordered by the unrounded means."""
+    two equal numbers). The rows stay ordered by the unrounded means. A column that measures no
+    quality (RBP's residual, a count: ``better`` is ``"none"``) has no best cell."""
     best: dict[str, set[str]] = {}
-    for metric in table["metrics"]:
+    for metric in (m for m in table["metrics"] if better(m) != "none"):
         means = [
             (r["metrics"][metric]["mean"], r["model"])
             for r in table["rows"]

@@ -113,7 +113,8 @@ def verdict(rows: list[dict[str, Any]], primary: str) -> str:
     p = {r["model"]: (r["vs_best"] or {}).get("p_randomization_holm") for r in rows[1:]}
     ties = [m for m, v in p.items() if v is not None and v == v and v >= ALPHA]
     untested = [m for m, v in p.items() if v is None or v != v]
-    text = f"verdict: best {primary} is {best['model']} ({_mean(best, primary):.4f})"
+    text = f"verdict: best {primary} is {best['model']} ({_mean(best, primary):.4f}" + (
+        ", the lowest: lower is better)" if best_is_lowest(primary) else ")")
     if ties:
         text += f"; not distinguishable from it (p >= {ALPHA}): {', '.join(ties)}"
     if untested:  # no paired test (no per-query values): never counted as worse
