@@ -193,9 +193,9 @@ def fractional_float_id(values: np.ndarray, *, what: str = "query id",
         return
     if i >= 0:
         raise DataError(f"{what} {float(a[i])!r} is a float that is not a whole number: "
-                        "expected integers or text (a whole float such as 1.0 is read as its "
-                        "integer; 1.2 and 1.7 would both be 1 where ids are integers): write "
-                        "the ids as integers or text", path=path, row=i + 1, column=column)
+                        "expected a string or an integer (a whole float such as 1.0 is read as "
+                        "its integer; 1.2 and 1.7 would both be 1 where ids are integers): "
+                        "write the ids as integers or text", path=path, row=i + 1, column=column)
 
 
 def _kinds(items: list[object], types: set[type]) -> set[str]:
