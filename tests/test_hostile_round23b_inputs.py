@@ -307,3 +307,19 @@ def test_unclear_error_W_error_dask_ratings_parquet_reads_as_locally(tmp_path: P
         got = dask_ratings(tmp_path / "r.parquet")
     assert got["rating"].tolist() == [4.0, 3.0]
     assert got["user"].nunique() == 2
+
+
+@pytest.mark.parametrize(("user", "want"), [([1.0, 1.0], 1), ([1.5, 1.0], REFUSED)])
+def test_silent_accept_ratings_frame_float_users_as_the_files_read_them(
+        user: list[float], want: Any, tmp_path: Path) -> None:
+    """A ratings frame's float users follow the file rule (README: ``1.0`` is id 1, ``1.5``
+    refused at its row), as the Parquet readers of both engines read the same float column."""
+    from bench.data.ratings import as_ratings
+
+    raw = pd.DataFrame({"user": user, "item": [10, 11], "rating": [4.0, 3.0],
+                        "timestamp": [1, 2]})
+    raw.to_parquet(tmp_path / "r.parquet", index=False)
+    got = {"frame": _outcome(lambda: as_ratings(raw).frame["user"].nunique()),
+           "local": _outcome(lambda: local_ratings(tmp_path / "r.parquet")["user"].nunique()),
+           "dask": _outcome(lambda: dask_ratings(tmp_path / "r.parquet")["user"].nunique())}
+    assert set(got.values()) == {want}, got
