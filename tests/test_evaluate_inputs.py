@@ -180,8 +180,8 @@ def test_integer_query_ids_match_their_text_in_the_other_input(tmp_path: Path) -
         (lambda q, r: as_qrels(q.assign(rel=1)), ["columns ['rel', 'relevance'] could each be the rel column", "rel="]),
         (lambda q, r: as_run(r.assign(qid=[None, *r["qid"][1:]])),
          ["row 1, column 'qid'", "query id", "is missing"]),
-        (lambda q, r: as_run(r.assign(qid=np.arange(len(r)) + 0.0)),
-         ["column 'qid'", "float64", "strings or integers"]),
+        (lambda q, r: as_run(r.assign(qid=np.arange(len(r)) + 0.5)),  # 1.0 is id 1 (one rule)
+         ["column 'qid'", "0.5", "whole number"]),
         (lambda q, r: as_run({"q1": {"a": float("inf")}}), ["run dict", "['q1']['a']", "finite"]),
         (lambda q, r: as_qrels({"1": {"a": 1}, 1: {"a": 0}}),
          ["document 'a' is judged twice for query '1'", "[1]['a'] repeats ['1']['a']"]),

@@ -69,7 +69,7 @@ from bench.data.folder_names import missing_note
 from bench.data.inputs import check_input_file
 from bench.data.query_shards import warn_many_small
 from bench.data.ratings_columns import check_guess
-from bench.data.shard_listing import index_names, indexed_columns, read_files
+from bench.data.shard_listing import index_names, indexed_columns, read_files, read_row_groups
 from bench.data.shard_strays import folder_shards
 from bench.data.tabular import check_columns, guess_sep
 from bench.errors import ConfigError, DataError
@@ -145,8 +145,9 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
     if parquet:
         # escaped: fsspec expands a path as a pattern (a folder named data[1] read no file)
         # a column a pandas job wrote as its index (set_index("user")): Dask mis-reads it
-        raw = read_files(files, use) if indexed_columns(files, use) else dd.read_parquet(
-            [glob.escape(str(f)) for f in files], columns=use, split_row_groups=True)
+        # (read by pyarrow: Dask's reader raised pandas' deprecation warnings, -W error's exit)
+        raw = read_files(files, use) if indexed_columns(files, use) else read_row_groups(
+            files, use)
         raw = raw.assign(**{_PATH: str(files[0]) if len(files) == 1 else "Parquet shards"})
     else:
         # every column as its text: ids and timestamps checked whole and exact in _typed

@@ -174,6 +174,30 @@ def inexact_float_id(values: np.ndarray, *, what: str = "query id",
                         "(pandas: dtype='Int64' or str)", path=path, row=i + 1, column=column)
 
 
+def fractional_float_id(values: np.ndarray, *, what: str = "query id",
+                        path: PathLike | None = None, column: str | None = None) -> None:
+    """The one rule for float ids on every path (frames, arrays, dicts, Parquet, Dask): a whole
+    float is the integer it holds (``1.0`` is id 1, as a ratings file's ``1.0``); a fractional
+    or infinite float is refused, naming the first's row (ids are integers or text: 1.2 and
+    1.7 would be query 1 where ids are integers). NaN is left to the caller (a missing id);
+    floats from 2^53 on: :func:`inexact_float_id`."""
+    a = values
+    if a.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):
+            bad = np.flatnonzero(~np.isnan(a) & (np.isinf(a) | (a != np.floor(a))))
+        i = int(bad[0]) if bad.size else -1
+    elif a.dtype.kind == "O":
+        i = next((k for k, v in enumerate(a.tolist()) if isinstance(v, float | np.floating)
+                  and not np.isnan(v) and (np.isinf(v) or v != np.floor(v))), -1)
+    else:
+        return
+    if i >= 0:
+        raise DataError(f"{what} {float(a[i])!r} is a float that is not a whole number: "
+                        "expected a string or an integer (a whole float such as 1.0 is read as "
+                        "its integer; 1.2 and 1.7 would both be 1 where ids are integers): "
+                        "write the ids as integers or text", path=path, row=i + 1, column=column)
+
+
 def _kinds(items: list[object], types: set[type]) -> set[str]:
     """``{_id_kind(v) for v in items}`` from the distinct ``types`` of ``items`` (one pass in C,
     ``set(map(type, ...))``, instead of a Python call per id: 1M ids, 0.05 s rather than 1.8 s).

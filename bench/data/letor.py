@@ -82,7 +82,8 @@ class LetorData:
     ) -> LetorData:
         """Build from arrays, with either per-row ``qid`` or LightGBM-style ``group`` sizes.
 
-        ``X`` and ``y`` must be real numbers or booleans (``y`` finite: a NaN label grades nothing); ``qid``
+        ``X`` must be real numbers or booleans, ``y`` real numbers (finite: a NaN label grades
+        nothing; a bool is no label, refused as ``evaluate`` refuses it); ``qid``
         integers, or floats with integer values, within int64 (``1.2`` and ``1.7`` would both
         become query 1; strings, booleans and NaN are refused): a :class:`DataError` naming
         ``source`` and the first bad row, never a NumPy traceback. An object array or column of
@@ -94,6 +95,7 @@ class LetorData:
         refuse_non_arrays(X=X, y=y, qid=qid, group=group, user=user, item=item)  # named
         same_index({"y": y, "qid": qid, "user": user, "item": item},  # paired by position
                    getattr(X, "index", None) if _is_frame(X) else None)
+        _refuse_bool_labels(y, source)  # as evaluate, the TREC readers and the shards do
         ya = _real(y, "y (labels)", source, np.float64)
         for name, v in (("y (labels)", ya), ("qid", qid), ("user", user), ("item", item)):
             if v is not None and np.ndim(v) != 1:  # a (2, 3) table was read as 6 rows
@@ -246,6 +248,26 @@ class LetorSplits:
     def splits(self) -> dict[str, LetorData]:
         """The three parts by name, in pipeline order."""
         return {"train": self.train, "vali": self.vali, "test": self.test}
+
+
+def _refuse_bool_labels(y: ArrayLike, source: str) -> None:
+    """A bool label (a bool array, or a bool among an object column's numbers) is refused,
+    naming its row: ``True`` is no grade (``evaluate`` and the shard reader refuse it too)."""
+    raw = y.to_numpy() if hasattr(y, "to_numpy") and not _is_frame(y) else y
+    a = np.asarray(raw) if not is_named_table(raw) and not _is_frame(raw) else np.empty(0)
+    if a.dtype.kind == "b" and a.size:
+        row = 1
+    elif a.dtype.kind == "O":
+        items = a.reshape(-1).tolist()
+        if any(v is None or type(v).__name__ == "NAType" for v in items):
+            return  # a missing label is named first, with its row (_object_numbers)
+        row = next((i + 1 for i, v in enumerate(items) if isinstance(v, bool | np.bool_)), 0)
+    else:
+        return
+    if row:
+        raise DataError(f"y (labels) value {bool(a.reshape(-1)[row - 1])!r} is a bool: expected "
+                        "numbers (a bool is no grade: convert with .astype(int) if 1/0 is "
+                        "meant)", path=source or None, row=row)
 
 
 def _real(values: ArrayLike, name: str, source: str, dtype: type[np.floating[Any]]) -> NDArray[Any]:

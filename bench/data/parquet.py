@@ -313,6 +313,9 @@ def _int_column(table: pa.Table, name: str, p: Path, *, required: bool) -> np.nd
         raise DataError("missing value (null)", path=p, row=bad + 1, column=name)
     values: np.ndarray = col.to_numpy(zero_copy_only=False)
     if values.dtype.kind == "f":
+        from bench.data.input_ids import inexact_float_id
+
+        inexact_float_id(values, what=name, path=p, column=name)  # 2^53 + 1 reads as 2^53
         if not np.all(values == np.round(values)):
             bad = int(np.flatnonzero(values != np.round(values))[0])
             raise DataError(f"value {float(values[bad])} is not an integer", path=p, row=bad + 1,

@@ -317,6 +317,7 @@ def _ids(values: pd.Series | list[Any], where: str, what: str,
     if missing.any():
         i = int(np.flatnonzero(missing)[0])
         raise _bad(s, i, where, f"{what} {_shown(s.iloc[i])} is missing: every row needs one", keys)
+    s = _whole_float_ids(s, where, what, keys)
     kind = s.dtype.kind
     if kind == "b" or kind in "fcmM":
         raise _bad(s, 0, where, f"{what} {_shown(s.iloc[0])} is a {s.dtype} value: expected "
@@ -333,6 +334,31 @@ def _ids(values: pd.Series | list[Any], where: str, what: str,
         raise _bad(s, i, where, f"{what} {_shown(v)} is a {type(v).__name__}: expected a "
                    "string or an integer", keys)
     return _text_rule([str(v) for v in s.to_numpy(dtype=object)], s, where, what, keys)
+
+
+def _whole_float_ids(s: pd.Series, where: str, what: str,
+                     keys: tuple[list[Any], list[Any]] | None) -> pd.Series:
+    """Float ids under the one rule of :func:`bench.data.input_ids.fractional_float_id`: a whole
+    float below 2^53 is its integer (``1.0`` is query ``"1"``, as ``evaluate`` reads it); a
+    fractional, infinite or inexact one is refused, naming its row (or a dict's keys)."""
+    import pandas as pd
+
+    from bench.data.input_ids import fractional_float_id, inexact_float_id
+
+    a = s.to_numpy()
+    if s.dtype.kind == "O":
+        floats = [isinstance(v, float | np.floating) for v in a]
+        if not any(floats) or any(isinstance(v, str) for v in a):
+            return s  # floats among text: refused by the text rule
+    elif s.dtype.kind != "f":
+        return s
+    try:
+        inexact_float_id(a, what=what)
+        fractional_float_id(a, what=what)
+    except DataError as exc:
+        raise _bad(s, (exc.row or 1) - 1, where, exc.reason, keys) from None
+    return pd.Series([int(v) if isinstance(v, float | np.floating) else v for v in a],
+                     index=s.index, dtype=object)
 
 
 def _text_rule(texts: list[str], s: pd.Series, where: str, what: str,

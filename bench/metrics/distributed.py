@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bench.data.dask_backend import refuse_converted_ids
 from bench.data.inputs import first_inexact_integer, inexact_message
 from bench.data.query_shards import (
     check_query_aligned,
@@ -82,6 +83,7 @@ def evaluate_frame(
         raise ConfigError(f"label={label!r}, score={score!r}, qid={qid!r}, weight={weight!r}: "
                           "expected a column of its own for each (one column read as two "
                           "would rank the rows by their labels or their query ids)")
+    refuse_converted_ids(ddf, qid, where)  # bytes ids dd.from_pandas made text: as locally
     prof = given_profile(profile)  # ties="random" too: a query's draw is its own (tie_keys)
     specs = require_call_profile(parse_metrics(metrics), prof, "the Dask engine")
     computed = _computed(ddf, label, score, qid, weight, specs, prof, checked, where)

@@ -25,7 +25,7 @@ from bench.data.groups import (
     offsets_from_sizes,
     stable_order_by_qid,
 )
-from bench.data.input_ids import id_array, inexact_float_id
+from bench.data.input_ids import fractional_float_id, id_array, inexact_float_id
 from bench.data.inputs import text_ids
 from bench.data.python_args import refuse_non_arrays
 from bench.errors import ConfigError, DataError
@@ -231,6 +231,7 @@ def _query_ids(qid: ArrayLike, n: int) -> np.ndarray:
     if q.ndim != 1 or q.shape[0] != n:
         raise DataError(f"qid has shape {q.shape}, expected ({n},) like labels")
     inexact_float_id(q)  # 2^53 + 1 as a float64 is 2^53: two queries may already be one
+    fractional_float_id(q)  # 1.5, inf: no id (1.0 is id 1), as on every path
     if q.dtype.kind == "f" and q.dtype.itemsize < 4:  # float16: exact in float32, and pandas
         q = q.astype(np.float32)  # has no float16 index (the per-query table is keyed by qid)
     if q.dtype.kind in "fcmMO":
