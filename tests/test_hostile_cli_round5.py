@@ -407,7 +407,7 @@ def test_bidi_overrides_in_names_do_not_reach_the_documents(
     leaderboard.md / .tex sees after it ("Trojan Source"); before, it was kept."""
     out = tmp_path / "res"
     write_run(out / "runs", "20260101-000000-a",
-              models={"lightgbm-\u202egnp.exe": 0.1, "a\u2066b\u0085c": 0.0})
+              models={"lightgbm-\u202egnp.exe": 0.1, "a\u2066bc": 0.0})
     status, _, err = _report(["--out", str(out), "--no-plots"], capsys)
     assert status == 0, err
     for name in ("leaderboard.md", "leaderboard.tex"):
@@ -415,6 +415,19 @@ def test_bidi_overrides_in_names_do_not_reach_the_documents(
         assert not re.search("[\u202a-\u202e\u2066-\u2069\u0085]", text), name
     doc = json.loads((out / "leaderboard.json").read_text())
     assert "lightgbm-\u202egnp.exe" in {r["model"] for r in doc["tables"][0]["rows"]}
+
+
+def test_a_next_line_character_in_a_runs_table_is_refused_naming_file_and_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A model name holding U+0085 (NEL: ``str.splitlines`` ends a line there, a CSV reader
+    does not) in a run's ``metrics.csv`` is a damaged table, named with its line (round 23: no
+    name ltrbench writes holds one; before, the table was read and the character dropped)."""
+    out = tmp_path / "res"
+    write_run(out / "runs", "20260101-000000-a", models={"a\u0085c": 0.0, "b": 0.1})
+    status, _, err = _report(["--out", str(out), "--no-plots"], capsys)
+    assert status == 2, err
+    assert all(w in err for w in ("metrics.csv:", "U+0085", "damaged")), err
+    assert not (out / "leaderboard.md").exists()
 
 
 def test_a_manifest_holding_a_key_twice_is_named(tmp_path: Path) -> None:

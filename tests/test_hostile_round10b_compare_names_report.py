@@ -389,7 +389,7 @@ def _first(frame: pd.DataFrame, col: str, value: object) -> pd.DataFrame:
      ("metrics.csv:2", "'value'", "finite")),
     (lambda r: _edit_metrics(r, lambda d: pd.concat([d, d.iloc[:1].assign(value=0.0)])),
      ("metrics.csv:", "a second row", "first at line 2")),
-    (lambda r: (r / "per_query.parquet").write_bytes(b""), ("per_query.parquet", "cannot read")),
+    (lambda r: (r / "per_query.parquet").write_bytes(b""), ("per_query.parquet", "empty (0 bytes)")),
     (lambda r: (r / "manifest.json").write_text("[]"), ("manifest.json", "JSON object")),
     (lambda r: (r / "metrics.csv").write_text("x", encoding="utf-16"), ("metrics.csv",)),
 ])

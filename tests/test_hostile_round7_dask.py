@@ -24,6 +24,7 @@ One in-process LocalCluster (one worker) serves the module.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import socket
@@ -379,6 +380,10 @@ def test_convert_on_dask_refuses_a_glob_of_nothing_or_of_its_own_output(
     shard.parent.mkdir(parents=True)
     pq.write_table(pa.table({"userId": [1], "movieId": [2], "rating": [4.0],
                              "timestamp": [100]}), shard)
+    # the shards are an earlier conversion's (its record lists them: round 23 refuses files
+    # of convert's names that no conversion wrote, before the inputs are looked at)
+    (tmp_path / "out" / "summary.json").write_text(
+        json.dumps({"files": ["train/part-00000.parquet", "summary.json"]}), encoding="utf-8")
     res = cli(tmp_path, "convert", "--engine", "dask", "--ratings", ratings, "--out", "out")
     why = refused(res, words)
     assert why is None, why
