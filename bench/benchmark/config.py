@@ -212,7 +212,10 @@ class RunConfig:
         for f in fields(self):  # np.int64(3), an Enum member, a Path: as from_dict reads them
             if not isinstance(value := getattr(self, f.name), ModelNames):
                 object.__setattr__(self, f.name, python_value(value, f.name))  # tables thawed
-        check_scalars({f.name: getattr(self, f.name) for f in fields(self) if f.name in TOP_SPECS})
+        spelled = check_scalars({f.name: getattr(self, f.name) for f in fields(self)
+                                 if f.name in TOP_SPECS})
+        for key, value in spelled.items():  # RunConfig(engine="Dask"): "dask", said once
+            object.__setattr__(self, key, value)
         object.__setattr__(self, "seeds", parse_seeds(self.seeds))
         object.__setattr__(self, "eval_at", parse_eval_at(self.eval_at))
         object.__setattr__(self, "dataset", canonical_dataset(self.dataset))  # "Synthetic"

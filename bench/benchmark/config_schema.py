@@ -30,6 +30,7 @@ from bench.errors import (
     ASCII_SPACE,
     ConfigError,
     home_expanded,
+    non_ascii,
     refuse_empty_items,
     refuse_foreign_space,
 )
@@ -134,8 +135,9 @@ def _seed_text(text: str, where: str, shape: str) -> list[int]:
         lo, sep, hi = part.partition("-")
         ends = (lo.strip(), hi.strip()) if sep and lo.strip() else (part,)
         if not all(e.isascii() and e.isdigit() for e in ends):
+            odd = f"; it holds {non_ascii(part)}, not ASCII digits" if non_ascii(part) else ""
             raise ConfigError(f"{where}: expected {shape}; got {text!r} ({part!r} is not an "
-                              f"integer from 0 to {INT32_MAX} or a range a-b)")
+                              f"integer from 0 to {INT32_MAX} or a range a-b{odd})")
         nums = [int(e) for e in ends]
         for n in nums:
             if not SEED.accepts(n):
@@ -180,18 +182,23 @@ def name_list(value: Any, where: str) -> str | list[str]:
     return list(value)
 
 
-def check_scalars(values: Mapping[str, Any]) -> None:
+def check_scalars(values: Mapping[str, Any]) -> dict[str, Any]:
     """Each scalar key of :data:`TOP_SPECS` in ``values`` (``None`` allowed for :data:`OPTIONAL`);
     a ``name`` other than ``""`` (no name) by :func:`check_name`; a template's placeholder
-    left in a text (``RunConfig(name="{{ name }}")``, ``--name``) refused as in a file."""
+    left in a text (``RunConfig(name="{{ name }}")``, ``--name``) refused as in a file. The
+    choices as spelled (``engine="Dask"`` is ``"dask"``, said once), for the caller to keep."""
+    spelled: dict[str, Any] = {}
     for key, spec in TOP_SPECS.items():
         if key in values and not (key in OPTIONAL and values[key] is None):
-            spec.check(values[key], key)  # a text's length too (the spec's max_length)
+            value = spec.check(values[key], key)  # a text's length too (the spec's max_length)
+            if spec.choices and value != values[key]:
+                spelled[key] = value
     if values.get("name"):
         check_name(values["name"], "name")
         check_name_fold(values["name"], values.get("dataset"))
     check_rendered({k: v for k, v in values.items() if k in TOP_SPECS and isinstance(v, str)},
                    file=False)  # an option's '$HOME' was the shell's to expand (quoted)
+    return spelled
 
 
 def unknown_top_key(key: str, valid: list[str]) -> ConfigError:
