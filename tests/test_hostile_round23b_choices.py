@@ -149,6 +149,20 @@ def test_unclear_error_a_misspelt_tune_pruner_from_python_names_the_closest() ->
     ok(own_error(lambda: StudyOptions(pruner="medain"), "--pruner", "did you mean 'median'"))
 
 
+@pytest.mark.parametrize("given", ["Native ", "PINNED"])
+def test_silent_accept_the_blas_variable_in_capitals_is_read_as_spelled_and_said(
+        given: str) -> None:
+    """An environment variable's choice follows the one rule: read as spelled, said once."""
+    from bench.machine import pin_blas_kernels
+
+    flags = "flags\t: avx2 fma\n"
+    got = pin_blas_kernels({"LTRBENCH_BLAS": given}, cpuinfo=flags, loaded=())
+    plain = pin_blas_kernels({"LTRBENCH_BLAS": given.strip().lower()}, cpuinfo=flags, loaded=())
+    assert got.startswith("warning:"), got
+    assert repr(given) in got, got
+    assert got.endswith(plain), (got, plain)
+
+
 @pytest.fixture
 def trec(tmp_path: Path) -> Path:
     write(tmp_path, {"q.txt": QRELS, "r.txt": RUN})
@@ -183,6 +197,20 @@ def test_silent_accept_cli_profile_in_capitals_is_said_once(trec: Path) -> None:
     assert res.status == 0, res.err
     assert json.loads(res.out)["profile"] == "trec_eval"
     assert res.err.count("'TREC_EVAL'") == 1, res.err
+
+
+def test_silently_wrong_compare_runs_missing_in_capitals_scores_a_missing_query_zero(
+        trec: Path) -> None:
+    from bench.report.compare_runs import compare_runs
+
+    (trec / "b.txt").write_bytes(b"".join(ln + b"\n" for ln in RUN.splitlines()[:3]))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = compare_runs(trec / "q.txt", {"A": trec / "r.txt", "B": trec / "b.txt"},
+                           metrics="map", missing="Zero")
+    # B by hand: q1's map (1/2 + 2/3)/2, q2 (no run line) scored 0 under 'zero'
+    assert abs(got.mean["map"][1] - (0.5 + 2 / 3) / 2 / 2) < 1e-12, got.mean
+    assert _said(caught, "'Zero'", "'zero'")
 
 
 # ---- anything else is refused, naming the closest spelling or the odd character -------------
