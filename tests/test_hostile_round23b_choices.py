@@ -80,6 +80,25 @@ def test_unclear_error_a_model_name_in_capitals_is_the_model_not_unknown() -> No
     assert _said(caught, "'LightGBM-LambdaRank'")
 
 
+def test_unclear_error_select_metric_in_capitals_is_read_as_the_metric_list_reads_it(
+        tmp_path: Path) -> None:
+    """``metrics = ["NDCG@10"]`` was read as ndcg@10, ``select_metric = "NDCG@10"`` refused."""
+    f = tmp_path / "c.toml"
+    f.write_text('dataset = "synthetic"\nselect_metric = "NDCG@5"\nearly_stopping_split = "Vali"\n')
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cfg = RunConfig.load(f)
+    assert (cfg.select_metric, cfg.early_stopping_split) == ("ndcg@5", "vali")
+    assert len(_said(caught, "'NDCG@5'")) == 1, [str(w.message) for w in caught]
+    assert len(_said(caught, "'Vali'")) == 1, [str(w.message) for w in caught]
+    assert 'select_metric = "ndcg@5"' in cfg.to_toml()
+
+
+def test_unclear_error_select_metric_of_another_family_is_still_refused() -> None:
+    ok(own_error(lambda: RunConfig.from_dict({**BASE, "select_metric": "MAP@10"}),
+                 "select_metric", "'ndcg@k'"))
+
+
 def test_silent_accept_the_python_api_profile_in_capitals_is_said_once() -> None:
     from bench.metrics import evaluate
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ from bench.errors import (
     non_ascii,
     refuse_empty_items,
     refuse_foreign_space,
+    spelled_choice,
 )
 from bench.runners.baselines import ALS_SPECS
 from bench.runners.params import DEVICES, RAW_TABLES, Params
@@ -286,6 +288,31 @@ OPTION_KEYS = {
 #: Keys a template may put in a run config that are ``ltrbench tune``'s options.
 TUNE_KEYS = frozenset({"space", "search_space", "grid", "tune", "sampler", "pruner",
                        "budget_trials", "budget_cpu_s", "budget", "trials", "n_trials"})
+
+
+def check_selection_split(name: Any) -> str:
+    """The validation split, the only one early stopping and model selection use (``"Vali"``
+    is ``"vali"``, said once: :func:`bench.errors.spelled_choice`); any other refused."""
+    from bench.runners.result import SELECTION_SPLIT
+
+    name = spelled_choice(name, (SELECTION_SPLIT,), "early_stopping_split")
+    if name != SELECTION_SPLIT:
+        raise ConfigError(f"early stopping and model selection use the validation split only; "
+                          f"got {name!r} (valid: {SELECTION_SPLIT!r}). The test split is "
+                          "evaluated once, after training, and never chooses anything.")
+    return SELECTION_SPLIT
+
+
+def selection_metric(name: Any) -> tuple[Any, int]:
+    """``select_metric`` as spelled and its cutoff: ``"NDCG@10"`` is ``"ndcg@10"``, said once,
+    as the metric list reads it; anything but the library NDCG at a cutoff refused
+    (:func:`bench.metrics.families.selection_cutoff`)."""
+    from bench.metrics.families import selection_cutoff
+
+    if isinstance(name, str) and re.fullmatch(r"ndcg@[1-9][0-9]*",
+                                              low := name.strip(ASCII_SPACE).lower()):
+        name = spelled_choice(name, (low,), "select_metric")
+    return name, selection_cutoff(name)
 
 
 def check_name(text: str, where: str) -> str:
