@@ -99,6 +99,17 @@ def test_unclear_error_select_metric_of_another_family_is_still_refused() -> Non
                  "select_metric", "'ndcg@k'"))
 
 
+def test_silent_accept_a_dataset_name_in_capitals_is_said_once() -> None:
+    cfg, caught = _config(dataset="Synthetic")
+    assert cfg.dataset == "synthetic"
+    assert len(_said(caught, "'Synthetic'", "'synthetic'")) == 1, [str(w.message) for w in caught]
+
+
+def test_silent_accept_a_dataset_name_with_a_no_break_space_is_refused_naming_it() -> None:
+    ok(own_error(lambda: RunConfig.from_dict({"dataset": "synthetic\u00a0"}), "dataset",
+                 "U+00A0"))
+
+
 def test_silent_accept_the_python_api_profile_in_capitals_is_said_once() -> None:
     from bench.metrics import evaluate
 
