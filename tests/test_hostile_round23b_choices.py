@@ -110,6 +110,18 @@ def test_silent_accept_a_dataset_name_with_a_no_break_space_is_refused_naming_it
                  "U+00A0"))
 
 
+def test_silently_wrong_a_hand_built_params_label_gain_in_capitals_trains_linear() -> None:
+    """``Params(label_gain="Linear")`` passed its check but kept 'Linear', which the trainers
+    compare with 'linear': it must be 'linear' (the gains 0, 1, 2 of linear, not 0, 1, 3)."""
+    from bench.runners.params import Params
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        p = Params(label_gain="Linear", device="CPU")
+    assert (p.label_gain, p.device) == ("linear", "cpu")
+    assert _said(caught, "'Linear'", "'linear'")
+
+
 def test_silent_accept_the_python_api_profile_in_capitals_is_said_once() -> None:
     from bench.metrics import evaluate
 

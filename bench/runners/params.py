@@ -185,7 +185,9 @@ def check_params(p: Params, where: str = "") -> None:
     caps ``n_trees`` (:mod:`bench.benchmark.quick`), so ``n_trees = 300`` with a decay that
     reaches 0 at round 100 trains 20 rounds that are all above 0."""
     for spec in PARAM_SPECS:
-        spec.check(getattr(p, spec.name), f"{where}{spec.name}")
+        value = spec.check(getattr(p, spec.name), f"{where}{spec.name}")
+        if spec.choices and value != getattr(p, spec.name):  # Params(label_gain="Linear")
+            object.__setattr__(p, spec.name, value)  # trains and records 'linear', said once
     _check_raw(p.raw, where)
 
 
