@@ -122,6 +122,21 @@ def test_silently_wrong_a_hand_built_params_label_gain_in_capitals_trains_linear
     assert _said(caught, "'Linear'", "'linear'")
 
 
+def test_silently_wrong_a_tune_grid_of_linear_and_linear_in_capitals_repeats_one_value() -> None:
+    """Two trials of one setting would be two grid points (a grid of 2 that searches 1)."""
+    from bench.benchmark.search_space import parse_dimension
+    from bench.benchmark.tune import check_space
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ok(own_error(lambda: check_space({"label_gain": ["linear", "Linear"]}), "label_gain",
+                     "repeats"))
+        ok(own_error(lambda: parse_dimension("label_gain", {"choices": ["linear", "Linear"]},
+                                             "lightgbm"), "label_gain", "repeats"))
+        dim = parse_dimension("label_gain", {"choices": ["Exp2", "linear"]}, "lightgbm")
+    assert dim.choices == ("exp2", "linear")
+
+
 def test_silent_accept_the_python_api_profile_in_capitals_is_said_once() -> None:
     from bench.metrics import evaluate
 
