@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from typing import Any, NamedTuple
 
 from bench import __version__
-from bench.errors import LtrbenchError
+from bench.errors import LtrbenchError, choice_hint, spelled_choice
 from bench.streams import (
     best_effort_stderr,
     encodable_output,
@@ -385,7 +385,8 @@ def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = None
     try:
-        args = _parsed(parser, argv)
+        with _one_line_warnings():  # '--format JSON' read as json: said on one line
+            args = _parsed(parser, argv)
         return 2 if args is None else _run(parser, args)
     except LtrbenchError as exc:
         say(f"error: {exc}")
@@ -474,20 +475,25 @@ def _owners(option: str, prog: str) -> list[str]:
 
 class _Parser(argparse.ArgumentParser):
     """The parser of every command: an invalid choice (a command, ``--format``) names the
-    closest valid one (``ltrbench evalute``: did you mean 'evaluate'?), as an option does."""
+    closest valid one (``ltrbench evalute``: did you mean 'evaluate'?), as an option does; an
+    option's choice in another case is read as spelled (:func:`bench.errors.spelled_choice`)."""
+
+    def _get_value(self, action: argparse.Action, arg_string: str) -> Any:
+        value = super()._get_value(action, arg_string)  # '--format JSON' is json, said once
+        if action.choices is None or isinstance(action, argparse._SubParsersAction):
+            return value
+        return spelled_choice(value, list(action.choices), "/".join(action.option_strings))
 
     def _check_value(self, action: argparse.Action, value: Any) -> None:
         try:
             super()._check_value(action, value)
         except argparse.ArgumentError as exc:
-            import difflib
-
             from bench.streams import cut_middle  # a 100 kB word: its middle cut
 
-            valid = [str(c) for c in action.choices or ()]
-            close = difflib.get_close_matches(str(value), valid, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise argparse.ArgumentError(action, cut_middle(exc.message) + hint) from None
+            # 'TPF': did you mean 'tpe'?; a look-alike letter or a U+00A0 space named
+            hint = choice_hint(value, [str(c) for c in action.choices or ()]).rstrip("; ")
+            raise argparse.ArgumentError(action, cut_middle(exc.message)
+                                         + (f"; {hint}" if hint else "")) from None
 
 
 @contextlib.contextmanager

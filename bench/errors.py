@@ -141,6 +141,44 @@ def unknown(what: str, name: object, valid: Iterable[str]) -> ConfigError:
                        f"valid: {', '.join(names)}")
 
 
+class ChoiceSpellingWarning(UserWarning):
+    """A fixed choice written in another letter case or with ASCII spaces around it
+    (``engine = "Dask"``, ``--format JSON``, ``profile = "LightGBM "``, a model ``" xgboost-ndcg"``):
+    read as its one spelling, which is what is recorded, and said once."""
+
+
+def spelled_choice(value: object, choices: Iterable[object], where: str) -> object:
+    """The one rule of a fixed choice on every door (a config key, an option, a Python argument):
+    ``value`` when it is one of ``choices``; the choice it spells in another letter case or with
+    ASCII spaces around it, said once (:class:`ChoiceSpellingWarning`); else ``value`` as it is,
+    for the caller to refuse with :func:`choice_hint`. A no-break space or a look-alike letter is
+    never read as a choice (:func:`choice_hint` names it)."""
+    names = [c for c in choices if isinstance(c, str)]
+    if not isinstance(value, str) or value in names:
+        return value
+    key = value.strip(ASCII_SPACE).lower()
+    hits = [c for c in names if c.lower() == key]
+    if len(hits) != 1:
+        return value
+    import warnings
+
+    warnings.warn(f"{where}: {value!r} read as {hits[0]!r} (choices are written in lower case, "
+                  "without spaces around them)", ChoiceSpellingWarning, stacklevel=3)
+    return hits[0]
+
+
+def choice_hint(value: object, choices: Iterable[object]) -> str:
+    """Why ``value`` is none of ``choices``, ending in ``"; "`` (or ``""``): a pasted space
+    (:func:`foreign_space`) or a letter that is not ASCII (:func:`non_ascii`) named by code
+    point, else the closest valid choice (:func:`did_you_mean`)."""
+    text = str(value)
+    if held := foreign_space(text):
+        return f"it holds {held}, a space only Python strips: retype it; "
+    if held := non_ascii(text):
+        return f"it holds {held}, not ASCII: a look-alike? retype it; "
+    return did_you_mean(text, [str(c) for c in choices])
+
+
 def refuse_empty_items(fields: Sequence[str], whole: str, noun: str, where: str = "", *,
                        blank_ok: bool = True) -> None:
     """A ConfigError when one of ``fields`` (``whole`` cut at its commas, the caller's way) is

@@ -190,9 +190,20 @@ def pin_blas_kernels(environ: dict[str, str] | os._Environ[str] | None = None,
     kernels it loaded; its manifest records them); a CPU that is not x86-64 or lacks AVX2 or FMA
     (Haswell's kernels need both; ``/proc/cpuinfo``'s ``flags``, Linux only)."""
     env = os.environ if environ is None else environ
+    raw = env.get(BLAS_CHOICE_VAR, "")
+    choice = raw.strip(" \t\n\r\x0b\x0c").lower()  # 'Native ': native, said (a choice's rule)
+    if raw != choice and choice in ("native", "pinned") and not env.get("OPENBLAS_CORETYPE"):
+        done = _pin(env, choice, cpuinfo, loaded)
+        return (f"warning: {BLAS_CHOICE_VAR}={raw!r} read as {choice!r} (its values are "
+                f"written in lower case, without spaces around them): {done}")
+    return _pin(env, choice, cpuinfo, loaded)
+
+
+def _pin(env: dict[str, str] | os._Environ[str], choice: str, cpuinfo: str | None,
+         loaded: Container[str] | None) -> str:
+    """:func:`pin_blas_kernels` once ``LTRBENCH_BLAS`` is read as ``choice``."""
     if env.get("OPENBLAS_CORETYPE"):
         return f"OPENBLAS_CORETYPE={env['OPENBLAS_CORETYPE']} set by the user"
-    choice = env.get(BLAS_CHOICE_VAR, "").strip().lower()
     if choice == "native":
         return f"{BLAS_CHOICE_VAR}=native: the CPU's own kernels"
     if choice not in {"", "pinned"}:
@@ -225,7 +236,7 @@ def unpinned_kernels_note(environ: dict[str, str] | os._Environ[str] | None = No
     then differ from the command line's in their last bits, and so may its numbers."""
     env = os.environ if environ is None else environ
     would = pin_blas_kernels(dict(env), cpuinfo=cpuinfo, loaded=())
-    if would != f"OPENBLAS_CORETYPE={PINNED_CORETYPE}":
+    if not would.endswith(f"OPENBLAS_CORETYPE={PINNED_CORETYPE}"):  # after a warning too
         return None  # the command line would not pin here either
     found = sorted({k["architecture"] for k in (blas_kernels() if kernels is None else kernels)
                     if k.get("internal_api") == "openblas"} - {PINNED_CORETYPE})

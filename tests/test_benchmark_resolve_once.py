@@ -83,7 +83,7 @@ def test_run_config_resolves_models_profile_and_cutoff_once(
 
     monkeypatch.setattr(config_module, "get_model", no_lookup)
     monkeypatch.setattr(config_module, "get_profile", no_lookup)
-    monkeypatch.setattr(config_module, "selection_cutoff", no_lookup)
+    monkeypatch.setattr(config_module, "selection_metric", no_lookup)  # its cutoff too
     resolved = config.resolved()
     assert resolved.model_spec("random") == get_model("random")
     assert resolved.profile_value is get_profile("lightgbm")

@@ -252,8 +252,14 @@ def test_a_config_naming_the_output_folder_as_its_dataset_is_refused(tmp_path: P
 
 
 # ------------------------------------------------------------------------------ model tables
-def test_a_model_name_in_another_case_is_refused_with_the_right_name(tmp_path: Path) -> None:
-    refused_load(tmp_path, 'models = ["XGBoost-NDCG"]\n', "models", "'xgboost-ndcg'")
+def test_a_model_name_in_another_case_is_read_as_its_spelling_and_said(tmp_path: Path) -> None:
+    """Round 23b: one rule for a choice on every door (a profile, an engine, a model): a case
+    variant is read as its one spelling and said once (it was refused here, accepted there)."""
+    config, exc, said = load(tmp_path, 'models = ["XGBoost-NDCG"]\n')
+    assert exc is None
+    assert config is not None
+    assert config.models == ("xgboost-ndcg",)
+    assert [w for w in said if "'XGBoost-NDCG' read as 'xgboost-ndcg'" in w], said
 
 
 def test_a_table_of_a_model_the_run_does_not_train_is_said(tmp_path: Path) -> None:

@@ -67,6 +67,7 @@ from bench.benchmark.config_schema import (
     check_data_dir,
     check_published,
     check_scalars,
+    check_selection_split,
     name_list,
     named,
     parse_eval_at,
@@ -74,6 +75,7 @@ from bench.benchmark.config_schema import (
     plain_params,
     python_value,
     refuse_misplaced,
+    selection_metric,
     unknown_top_key,
 )
 from bench.benchmark.config_text import check_rendered, foreign_document
@@ -86,7 +88,7 @@ from bench.datasets.catalogue import canonical_dataset
 from bench.datasets.recorded import paths_from_config_folder
 from bench.engines import DEFAULT_ENGINE, cluster_engines, get_engine
 from bench.errors import ConfigError
-from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC, selection_cutoff
+from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC
 from bench.metrics.profiles import DEFAULT_PROFILE, Profile, get_profile
 from bench.runners.baselines import ALSParams
 from bench.runners.custom import CustomModel, check_distinct_names, custom_model
@@ -158,9 +160,11 @@ class RunConfig:
         """Validate everything a run needs from its config, before any data is loaded: the
         selection split and metric, the profile, the metric and model names, seeds, parameters."""
         self._check_types()
-        named("early_stopping_split", check_selection_split, self.early_stopping_split)
-        object.__setattr__(self, "_selection_k",
-                           named("select_metric", selection_cutoff, self.select_metric))
+        object.__setattr__(self, "early_stopping_split", named(
+            "early_stopping_split", check_selection_split, self.early_stopping_split))
+        metric, k = named("select_metric", selection_metric, self.select_metric)  # 'NDCG@10'
+        object.__setattr__(self, "select_metric", metric)
+        object.__setattr__(self, "_selection_k", k)
         prof = named("profile", get_profile, self.profile)  # " LightGBM" is lightgbm
         object.__setattr__(self, "_profile", prof)
         object.__setattr__(self, "profile", prof.name)  # recorded as the canonical name
@@ -212,7 +216,10 @@ class RunConfig:
         for f in fields(self):  # np.int64(3), an Enum member, a Path: as from_dict reads them
             if not isinstance(value := getattr(self, f.name), ModelNames):
                 object.__setattr__(self, f.name, python_value(value, f.name))  # tables thawed
-        check_scalars({f.name: getattr(self, f.name) for f in fields(self) if f.name in TOP_SPECS})
+        spelled = check_scalars({f.name: getattr(self, f.name) for f in fields(self)
+                                 if f.name in TOP_SPECS})
+        for key, value in spelled.items():  # RunConfig(engine="Dask"): "dask", said once
+            object.__setattr__(self, key, value)
         object.__setattr__(self, "seeds", parse_seeds(self.seeds))
         object.__setattr__(self, "eval_at", parse_eval_at(self.eval_at))
         object.__setattr__(self, "dataset", canonical_dataset(self.dataset))  # "Synthetic"
@@ -370,8 +377,8 @@ class RunConfig:
             if key in doc:
                 if not isinstance(doc[key], str):
                     TOP_SPECS["early_stopping_split"].check(doc[key], key)
-                try:
-                    check_selection_split(doc[key])
+                try:  # 'Vali' is vali, said once here (kept as spelled)
+                    doc[key] = check_selection_split(doc[key])
                 except ConfigError as exc:
                     raise ConfigError(f"{key}: {exc}") from None
         doc = {k: v for k, v in doc.items() if k not in _SELECTION_KEYS[1:]}  # all "vali"
@@ -477,14 +484,6 @@ class RunConfig:
         """12 hex digits of the SHA-256 of the number-changing part of the config
         (:func:`bench.benchmark.config_hash.config_hash`)."""
         return hash_of(self.to_dict(), engine=self.engine, device=self.device)
-
-
-def check_selection_split(name: str) -> None:
-    """Refuse any split but the validation split for early stopping / model selection."""
-    if name != SELECTION_SPLIT:
-        raise ConfigError(f"early stopping and model selection use the validation split only; "
-                          f"got {name!r} (valid: {SELECTION_SPLIT!r}). The test split is "
-                          "evaluated once, after training, and never chooses anything.")
 
 
 def _parse_key(key: str, value: Any, doc: Mapping[str, Any]) -> Any:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -30,8 +31,10 @@ from bench.errors import (
     ASCII_SPACE,
     ConfigError,
     home_expanded,
+    non_ascii,
     refuse_empty_items,
     refuse_foreign_space,
+    spelled_choice,
 )
 from bench.runners.baselines import ALS_SPECS
 from bench.runners.params import DEVICES, RAW_TABLES, Params
@@ -134,8 +137,9 @@ def _seed_text(text: str, where: str, shape: str) -> list[int]:
         lo, sep, hi = part.partition("-")
         ends = (lo.strip(), hi.strip()) if sep and lo.strip() else (part,)
         if not all(e.isascii() and e.isdigit() for e in ends):
+            odd = f"; it holds {non_ascii(part)}, not ASCII digits" if non_ascii(part) else ""
             raise ConfigError(f"{where}: expected {shape}; got {text!r} ({part!r} is not an "
-                              f"integer from 0 to {INT32_MAX} or a range a-b)")
+                              f"integer from 0 to {INT32_MAX} or a range a-b{odd})")
         nums = [int(e) for e in ends]
         for n in nums:
             if not SEED.accepts(n):
@@ -180,18 +184,23 @@ def name_list(value: Any, where: str) -> str | list[str]:
     return list(value)
 
 
-def check_scalars(values: Mapping[str, Any]) -> None:
+def check_scalars(values: Mapping[str, Any]) -> dict[str, Any]:
     """Each scalar key of :data:`TOP_SPECS` in ``values`` (``None`` allowed for :data:`OPTIONAL`);
     a ``name`` other than ``""`` (no name) by :func:`check_name`; a template's placeholder
-    left in a text (``RunConfig(name="{{ name }}")``, ``--name``) refused as in a file."""
+    left in a text (``RunConfig(name="{{ name }}")``, ``--name``) refused as in a file. The
+    choices as spelled (``engine="Dask"`` is ``"dask"``, said once), for the caller to keep."""
+    spelled: dict[str, Any] = {}
     for key, spec in TOP_SPECS.items():
         if key in values and not (key in OPTIONAL and values[key] is None):
-            spec.check(values[key], key)  # a text's length too (the spec's max_length)
+            value = spec.check(values[key], key)  # a text's length too (the spec's max_length)
+            if spec.choices and value != values[key]:
+                spelled[key] = value
     if values.get("name"):
         check_name(values["name"], "name")
         check_name_fold(values["name"], values.get("dataset"))
     check_rendered({k: v for k, v in values.items() if k in TOP_SPECS and isinstance(v, str)},
                    file=False)  # an option's '$HOME' was the shell's to expand (quoted)
+    return spelled
 
 
 def unknown_top_key(key: str, valid: list[str]) -> ConfigError:
@@ -279,6 +288,31 @@ OPTION_KEYS = {
 #: Keys a template may put in a run config that are ``ltrbench tune``'s options.
 TUNE_KEYS = frozenset({"space", "search_space", "grid", "tune", "sampler", "pruner",
                        "budget_trials", "budget_cpu_s", "budget", "trials", "n_trials"})
+
+
+def check_selection_split(name: Any) -> str:
+    """The validation split, the only one early stopping and model selection use (``"Vali"``
+    is ``"vali"``, said once: :func:`bench.errors.spelled_choice`); any other refused."""
+    from bench.runners.result import SELECTION_SPLIT
+
+    name = spelled_choice(name, (SELECTION_SPLIT,), "early_stopping_split")
+    if name != SELECTION_SPLIT:
+        raise ConfigError(f"early stopping and model selection use the validation split only; "
+                          f"got {name!r} (valid: {SELECTION_SPLIT!r}). The test split is "
+                          "evaluated once, after training, and never chooses anything.")
+    return SELECTION_SPLIT
+
+
+def selection_metric(name: Any) -> tuple[Any, int]:
+    """``select_metric`` as spelled and its cutoff: ``"NDCG@10"`` is ``"ndcg@10"``, said once,
+    as the metric list reads it; anything but the library NDCG at a cutoff refused
+    (:func:`bench.metrics.families.selection_cutoff`)."""
+    from bench.metrics.families import selection_cutoff
+
+    if isinstance(name, str) and re.fullmatch(r"ndcg@[1-9][0-9]*",
+                                              low := name.strip(ASCII_SPACE).lower()):
+        name = spelled_choice(name, (low,), "select_metric")
+    return name, selection_cutoff(name)
 
 
 def check_name(text: str, where: str) -> str:

@@ -238,13 +238,15 @@ def _choices(name: str, values: Any, raw: bool, at: str) -> Dimension:
     for v in values:
         if not isinstance(v, str | int | float | bool) or (isinstance(v, float) and not math.isfinite(v)):
             raise ConfigError(f"{at}.choices: {v!r} is not a string, number or boolean")
-        if not raw:
-            param_spec(name).check(v, f"{at}.choices")
+    given = list(values)
+    if not raw:  # 'Linear' is linear (said once): 'linear' and 'Linear' repeat one value
+        checked = [param_spec(name).check(v, f"{at}.choices") for v in values]
+        values = [c if isinstance(v, str) else v for v, c in zip(values, checked, strict=True)]
     # 1 and 1.0 are one learning rate (never true and 1: a boolean is not a number here)
     keys = {(bool, v) if isinstance(v, bool) else (float, v) if isinstance(v, int | float)
             else (type(v), v) for v in values}
     if len(keys) != len(values):
-        raise ConfigError(f"{at}.choices: a value repeats: {values!r}")
+        raise ConfigError(f"{at}.choices: a value repeats: {given!r}")
     return Dimension(name, "categorical", choices=tuple(values))
 
 

@@ -49,7 +49,13 @@ from bench.benchmark.search_space import overrides
 from bench.data.compressed import HEAD, signature_of
 from bench.data.folder_names import windows_path
 from bench.data.letor import LetorData
-from bench.errors import ConfigError, LtrbenchError, home_expanded
+from bench.errors import (
+    ConfigError,
+    LtrbenchError,
+    choice_hint,
+    home_expanded,
+    spelled_choice,
+)
 from bench.metrics.profile import Profile
 from bench.runners.gbdt import library_module
 from bench.runners.iteration import IterationHook
@@ -99,11 +105,13 @@ class StudyOptions:
     seed: int = 0
     budget: Budget = Budget("trials", 20)
 
-    def __post_init__(self) -> None:
-        if self.sampler not in SAMPLERS:
-            raise ConfigError(f"--sampler {self.sampler!r}; valid: {', '.join(SAMPLERS)}")
-        if self.pruner not in PRUNERS:
-            raise ConfigError(f"--pruner {self.pruner!r}; valid: {', '.join(PRUNERS)}")
+    def __post_init__(self) -> None:  # 'TPE' is tpe, said once: the one rule of a choice
+        for key, valid in (("sampler", SAMPLERS), ("pruner", PRUNERS)):
+            value = spelled_choice(getattr(self, key), valid, f"--{key}")
+            if value not in valid:
+                raise ConfigError(f"--{key} {value!r}; {choice_hint(value, valid)}"
+                                  f"valid: {', '.join(valid)}")
+            object.__setattr__(self, key, value)
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,14 @@ from bench.data.big_ints import int_text, long_number_text
 from bench.data.compressed import HEAD
 from bench.data.folder_names import missing_note
 from bench.data.inputs import bom_length, check_input_file
-from bench.errors import ConfigError, DataError, did_you_mean, non_ascii
+from bench.errors import (
+    ConfigError,
+    DataError,
+    choice_hint,
+    did_you_mean,
+    non_ascii,
+    spelled_choice,
+)
 
 if sys.version_info >= (3, 11):  # pragma: no cover - depends on the Python version
     import tomllib
@@ -325,12 +332,16 @@ class Spec:
         ``-0.0`` are the one value ``0.0``) when it is of this kind and in range, else a
         ConfigError ``"<where>: expected <what>; got <value> (<its type>)"``."""
         self.check_length(value, where)
+        if self.choices:  # 'Dask' is 'dask', said once; 'dsak' names the closest
+            value = spelled_choice(value, self.choices, where)
         if self.one_line and isinstance(value, str) and _control(value):
             raise ConfigError(f"{where}: {value!r} holds a control character (a line end, a tab): "
                               f"expected {self.expected()} on one line")
         if not self.accepts(value):
+            hint = choice_hint(value, self.choices) if self.choices and self._typed(value) else ""
             raise ConfigError(f"{where}: expected {self.expected()}; got {show(value)}"
-                              + (f" ({self.source})" if self.source and self._typed(value) else ""))
+                              + (f" ({self.source})" if self.source and self._typed(value) else "")
+                              + (f"; {hint.rstrip('; ')}" if hint else ""))
         return canonical(value, self.kind)
 
     def _typed(self, value: Any) -> bool:

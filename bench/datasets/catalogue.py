@@ -46,7 +46,13 @@ from typing import Any
 
 from bench.data.toml import read_toml
 from bench.datasets.card_rules import check_card_names, check_card_paths
-from bench.errors import ConfigError, did_you_mean, non_ascii
+from bench.errors import (
+    ConfigError,
+    did_you_mean,
+    non_ascii,
+    refuse_foreign_space,
+    spelled_choice,
+)
 
 KINDS = ("letor", "ratings", "synthetic")
 #: The loader of generated LETOR datasets (:mod:`bench.datasets.letor_shapes`).
@@ -236,6 +242,9 @@ def canonical_dataset(text: str) -> str:
     if any(ch in text for ch in "/\\") or text.startswith(".") or "." in name \
             or (sep and not option.strip()) or name.strip().lower() not in card_names():
         return text
+    refuse_foreign_space(name, "dataset", "a catalogue name")  # 'synthetic\u00a0': no name
+    if name != name.strip().lower():  # said once, a choice's rule (bench.errors.spelled_choice)
+        spelled_choice(name, [name.strip().lower()], "dataset")
     return name.strip().lower() + (f":{option.strip()}" if sep else "")
 
 

@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike, NDArray
 import bench.metrics.aggregate as aggregate
 import bench.metrics.qualified as qualified
 from bench.data.subnormal import refuse_flushed_scores
-from bench.errors import ConfigError, DataError
+from bench.errors import ConfigError, DataError, choice_hint, spelled_choice
 from bench.metrics.components import Components, Request, build_request
 from bench.metrics.diagnostics import auc_label_rule, stand_in_ties, warn_tool_weights
 from bench.metrics.diversity_labels import split_diversity, subtopic_results
@@ -144,7 +144,7 @@ def evaluate(
     """
     _check_options(per_query=per_query, sort_by_qid=sort_by_qid, threads=threads)
     frame = labels if _is_frame(labels := named_rows(labels)) else None  # a pyarrow Table too
-    prof, specs = _profile_and_specs(profile, metrics, backend)
+    prof, specs, backend = _profile_and_specs(profile, metrics, backend)
     cols, (labels, scores, qid, docno, weights, sort_by_qid) = _input_arrays(
         labels, scores, qid=qid, group=group, weights=weights, docno=docno,
         sort_by_qid=sort_by_qid, label=label, score=score, padding=prof.padding)
@@ -188,15 +188,17 @@ def _check_options(*, per_query: bool, sort_by_qid: bool, threads: int | None) -
 
 
 def _profile_and_specs(profile: str | Profile | None, metrics: str | Iterable[str],
-                       backend: str) -> tuple[Profile, list[MetricSpec]]:
+                       backend: str) -> tuple[Profile, list[MetricSpec], str]:
     """The profile (default ``ltrbench``) and the metrics resolved against it (peer names keep
-    their tool's profile unless ``profile`` is given); then ``backend`` checked."""
+    their tool's profile unless ``profile`` is given); then ``backend`` checked, as spelled."""
     prof = given_profile(profile if profile is not None else "ltrbench")
     specs = qualified.resolve(parse_metrics(metrics, repeated="refuse"), prof,
                               explicit=profile is not None)
+    backend = str(spelled_choice(backend, BACKENDS, "backend"))  # 'NumPy': numpy, said once
     if backend not in BACKENDS:
-        raise ConfigError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")
-    return prof, specs
+        raise ConfigError(f"unknown backend {backend!r}; {choice_hint(backend, BACKENDS)}"
+                          f"valid: {', '.join(BACKENDS)}")
+    return prof, specs, backend
 
 
 def _input_arrays(

@@ -10,7 +10,7 @@ import math
 import numbers
 from dataclasses import dataclass, fields
 
-from bench.errors import ConfigError
+from bench.errors import ConfigError, choice_hint, spelled_choice
 
 _GAINS = ("exp2", "linear")
 _DISCOUNTS = ("log2", "letor4")
@@ -248,31 +248,30 @@ class Profile:
                 raise ConfigError(f"profile {self.name!r}: a gain table needs gains >= 0")
             object.__setattr__(self, "gain", gains)
         else:
-            _check(self.name, "gain", self.gain, _GAINS, "or a tuple of per-label gains")
-        _check(self.name, "discount", self.discount, _DISCOUNTS)
-        _check(self.name, "ties", self.ties, _TIES)
-        _check(self.name, "idcg_basis", self.idcg_basis, _BASES)
-        _check(self.name, "k_beyond_n", self.k_beyond_n, _K_BEYOND)
-        _check(self.name, "map_denominator", self.map_denominator, _MAP_DEN)
-        _check(self.name, "precision_denominator", self.precision_denominator, _P_DEN)
-        _check(self.name, "score_dtype", self.score_dtype, _DTYPES)
-        _check(self.name, "labels_beyond_gain_table", self.labels_beyond_gain_table, _BEYOND_TABLE)
-        _check(self.name, "blank_ndcg_weight", self.blank_ndcg_weight, _BLANK_WEIGHT)
-        _check(self.name, "missing", self.missing, _MISSING)
-        _check(self.name, "unjudged_gain", self.unjudged_gain, _UNJUDGED)
-        _check(self.name, "arithmetic_dtype", self.arithmetic_dtype, _DTYPES)
-        _check(self.name, "query_weights", self.query_weights, ("use", "ignore", "float32_mean",
-                                                                   "float32", "not_in_tool"))
-        _check(self.name, "rel_level", self.rel_level, _REL_LEVEL)
-        _check(self.name, "padding", self.padding, _PADDING)
-        _check(self.name, "nonpositive_scores", self.nonpositive_scores, _NONPOSITIVE)
-        _check(self.name, "subtopic_gain", self.subtopic_gain, _SUBTOPIC_GAIN)
-        _check(self.name, "list_weight", self.list_weight, _LIST_WEIGHT)
-        _check(self.name, "pair_ties", self.pair_ties, _PAIR_TIES)
-        _check(self.name, "gauc_weight", self.gauc_weight, _GAUC_WEIGHT)
-        _check(self.name, "ap_ties", self.ap_ties, _AP_TIES)
-        _check(self.name, "tool_tie_order", self.tool_tie_order, ("reproduced", "not_reproduced"))
-        _check(self.name, "auc_labels", self.auc_labels, ("threshold", "two_classes"))
+            _check(self, "gain", _GAINS, "or a tuple of per-label gains")
+        _check(self, "discount", _DISCOUNTS)
+        _check(self, "ties", _TIES)
+        _check(self, "idcg_basis", _BASES)
+        _check(self, "k_beyond_n", _K_BEYOND)
+        _check(self, "map_denominator", _MAP_DEN)
+        _check(self, "precision_denominator", _P_DEN)
+        _check(self, "score_dtype", _DTYPES)
+        _check(self, "labels_beyond_gain_table", _BEYOND_TABLE)
+        _check(self, "blank_ndcg_weight", _BLANK_WEIGHT)
+        _check(self, "missing", _MISSING)
+        _check(self, "unjudged_gain", _UNJUDGED)
+        _check(self, "arithmetic_dtype", _DTYPES)
+        _check(self, "query_weights", ("use", "ignore", "float32_mean", "float32", "not_in_tool"))
+        _check(self, "rel_level", _REL_LEVEL)
+        _check(self, "padding", _PADDING)
+        _check(self, "nonpositive_scores", _NONPOSITIVE)
+        _check(self, "subtopic_gain", _SUBTOPIC_GAIN)
+        _check(self, "list_weight", _LIST_WEIGHT)
+        _check(self, "pair_ties", _PAIR_TIES)
+        _check(self, "gauc_weight", _GAUC_WEIGHT)
+        _check(self, "ap_ties", _AP_TIES)
+        _check(self, "tool_tie_order", ("reproduced", "not_reproduced"))
+        _check(self, "auc_labels", ("threshold", "two_classes"))
         _check_options(self)
         base = self.discount_base
         if isinstance(base, bool) or not isinstance(base, (int, float)) or not (1.0 < base < math.inf):
@@ -418,8 +417,12 @@ def _check_options(p: Profile) -> None:
                           f"False, got {p.judged_only!r}")
 
 
-def _check(profile: str, field: str, value: object, valid: tuple[str, ...], extra: str = "") -> None:
+def _check(p: Profile, field: str, valid: tuple[str, ...], extra: str = "") -> None:
+    """``p.<field>`` one of ``valid``; a case variant (``ties="Stable"``) read as its spelling
+    and said once (:func:`bench.errors.spelled_choice`), anything else refused with a hint."""
+    value = spelled_choice(getattr(p, field), valid, f"profile {p.name!r}: {field}")
     if value not in valid:
-        raise ConfigError(
-            f"profile {profile!r}: unknown {field} {value!r}; valid: {', '.join(valid)} {extra}".rstrip()
-        )
+        raise ConfigError(f"profile {p.name!r}: unknown {field} {value!r}; "
+                          f"{choice_hint(value, valid)}valid: {', '.join(map(str, valid))} "
+                          f"{extra}".rstrip())
+    object.__setattr__(p, field, value)

@@ -27,7 +27,7 @@ import math
 import re
 from dataclasses import replace
 
-from bench.errors import ConfigError, did_you_mean, refuse_foreign_space
+from bench.errors import ConfigError, did_you_mean, refuse_foreign_space, spelled_choice
 from bench.metrics.library_profiles import LIBRARY_PROFILES
 from bench.metrics.name_tokens import non_ascii
 from bench.metrics.profile import Profile
@@ -423,7 +423,10 @@ def get_profile(name: str | Profile) -> Profile:
     refuse_foreign_space(name, "profile", "a profile name")  # 'lightgbm\u00a0': not stripped
     key = str(name).strip().lower()
     try:
-        return _registered(key, PROFILES[key])
+        prof = _registered(key, PROFILES[key])
+        if name != key:  # 'LightGBM ' is lightgbm, said once: the one rule of a choice
+            spelled_choice(name, [key], "profile")
+        return prof
     except KeyError:
         stored = [k for k in PROFILES if k != key and k.strip().lower() == key]
         if stored:  # PROFILES["MyTool"]: never found by a lower-case look-up, nor by PROFILE:NAME

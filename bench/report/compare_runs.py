@@ -52,7 +52,7 @@ from bench.data.equality import same_value
 from bench.data.jsonio import json_number
 from bench.data.trec import Qrels
 from bench.data.trec_objects import QrelsInput, RunInput, as_qrels, as_run
-from bench.errors import ConfigError, DataError
+from bench.errors import ConfigError, DataError, choice_hint, spelled_choice
 from bench.metrics import evaluate_trec, parse_metrics
 from bench.metrics.diversity import is_diversity, subtopic_qrels
 from bench.metrics.families import FAMILIES, best_is_lowest, refuse_no_quality
@@ -352,8 +352,10 @@ def _profile_and_missing(profile: str | Profile | None,
     """The profile handed to ``evaluate_trec`` (``profile``, or a copy with ``missing``'s rule),
     the profile it resolves to, and the missing-query rule (``drop`` / ``zero``)."""
     call = given_profile(profile if profile is not None else "trec_eval")
+    missing = None if missing is None else str(spelled_choice(missing, MISSING_RULES, "missing"))
     if missing is not None and missing not in MISSING_RULES:
-        raise ConfigError(f"unknown missing rule {missing!r}; valid: {', '.join(MISSING_RULES)} "
+        raise ConfigError(f"unknown missing rule {missing!r}; {choice_hint(missing, MISSING_RULES)}"
+                          f"valid: {', '.join(MISSING_RULES)} "
                           "(drop: a query a run lacks is left out of every run; zero: scored 0)")
     mode = missing or ("zero" if call.missing == "zero" else "drop")
     given: str | Profile | None = None if profile is None else call

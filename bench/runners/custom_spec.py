@@ -58,11 +58,24 @@ def check_params(table: str, params: Any) -> None:
             raise ConfigError(f"{where}.{key} = {value!r}: parameters must be "
                               "strings, numbers, booleans, lists or tables (the run writes them "
                               "to config.toml)")
+        if _holds_nan(value):  # nan != nan: the config would differ from itself read back
+            raise ConfigError(f"{where}.{key}: nan is no value a run can record: it equals "
+                              "nothing, not even itself, so the config would differ from its "
+                              "own config.toml (resume, reproduce); give a number, or leave the "
+                              "parameter out for the factory's default")
         big = _beyond_int64(value)
         if big is not None:
             raise ConfigError(f"{where}.{key}: the integer {big} is beyond TOML's 64-bit "
                               f"integers ({_INT64[0]} .. {_INT64[1]}), so config.toml could not "
                               "record it; give it as a string (and convert it in the factory)")
+
+
+def _holds_nan(value: Any, depth: int = 0) -> bool:
+    if isinstance(value, float):
+        return value != value
+    items = value.values() if isinstance(value, Mapping) else value \
+        if isinstance(value, list | tuple) and depth < MAX_NESTING else ()
+    return any(_holds_nan(v, depth + 1) for v in items)
 
 
 def _beyond_int64(value: Any, depth: int = 0) -> int | None:

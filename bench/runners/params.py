@@ -180,12 +180,12 @@ def check_param_values(values: Mapping[str, Any], *, where: str = "",
 
 
 def check_params(p: Params, where: str = "") -> None:
-    """Every field of ``p`` against :data:`PARAM_SPECS`. The learning-rate schedule is not
-    checked here but where the rounds that train are known (:func:`check_schedule`): quick mode
-    caps ``n_trees`` (:mod:`bench.benchmark.quick`), so ``n_trees = 300`` with a decay that
-    reaches 0 at round 100 trains 20 rounds that are all above 0."""
+    """Every field of ``p`` against :data:`PARAM_SPECS`, a choice as spelled (``"Linear"`` trains
+    ``linear``); the learning-rate schedule where the rounds are known (:func:`check_schedule`)."""
     for spec in PARAM_SPECS:
-        spec.check(getattr(p, spec.name), f"{where}{spec.name}")
+        value = spec.check(getattr(p, spec.name), f"{where}{spec.name}")
+        if spec.choices:  # Params(label_gain="Linear") trains and records 'linear', said once
+            object.__setattr__(p, spec.name, value)
     _check_raw(p.raw, where)
 
 

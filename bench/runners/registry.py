@@ -17,7 +17,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from bench.data.folder_names import windows_device
-from bench.errors import ConfigError, did_you_mean, refuse_empty_items, refuse_foreign_space
+from bench.errors import (
+    ConfigError,
+    did_you_mean,
+    refuse_empty_items,
+    refuse_foreign_space,
+    spelled_choice,
+)
 from bench.runners.libraries import LIBRARIES, gbdt_libraries
 
 #: The GBDT libraries declared at import (:data:`bench.runners.libraries.LIBRARIES`, their one
@@ -232,7 +238,10 @@ def expand_models(names: list[str] | tuple[str, ...] | str,
     out: dict[str, ModelSpec] = {}
     written: set[str] = set()
     for raw in items:
-        name = raw.strip()
+        name = raw.strip()  # ' xgboost-ndcg' in a list, 'LightGBM': as spelled, said once
+        if name and not (custom and name in custom):
+            name = str(spelled_choice(name if isinstance(names, str) else raw,
+                                      [*models(), *table], "models")).strip()
         if not name:
             continue
         if name in written:  # as seeds and cutoffs: a repeat is a slip, never two rows
