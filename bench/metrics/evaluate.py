@@ -226,8 +226,7 @@ def _input_arrays(
 
 
 def _is_frame(obj: object) -> bool:
-    """Whether ``obj`` is a pandas DataFrame, without importing pandas when it is not loaded
-    (no DataFrame can exist then)."""
+    """Whether ``obj`` is a pandas DataFrame (pandas not loaded: none can exist; not imported)."""
     pandas = sys.modules.get("pandas")
     return pandas is not None and isinstance(obj, pandas.DataFrame)
 

@@ -378,7 +378,6 @@ def _ranking_keys(specs: list[MetricSpec]) -> list[str]:
         how = FAMILIES[spec.family].mean if spec.family in FAMILIES else "mean"
         if how == "documents":
             _refuse_weighted(spec.key, "each query's documents")
-    # a count, RBP's residual, Judged@k: no run is best by them
     refuse_no_quality(specs[0].family, specs[0].key, "the primary (first) metric")
     return [s.key for s in specs]
 
