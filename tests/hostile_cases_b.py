@@ -7,6 +7,7 @@ Each function takes a fresh folder and returns None (ltrbench behaved) or what w
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -76,8 +77,17 @@ def dask_shard_that_is_not_parquet(tmp: Path) -> str | None:
 
 @case(TRACE, "issue", slow=True)
 def dask_qid_int_in_one_shard_str_in_another(tmp: Path) -> str | None:
-    return _dask_evaluate(tmp, [GOOD, {"qid": ["3", "3"], "label": [1.0, 0.0],
-                                       "score": [0.1, 0.2]}], "qid")
+    # round 23b: read by the text rule, as a frame of [1, 1, 2, "3", "3"] is (it was a
+    # TypeError traceback, then refused naming both types): q1 and q2 rank their relevant
+    # document first (1.0), q3 second: 1/log2(3); the mean of the three by hand
+    _shards(tmp, [GOOD, {"qid": ["3", "3"], "label": [1.0, 0.0], "score": [0.1, 0.2]}])
+    res = sub(tmp, "evaluate", "--engine", "dask", "--data", "shards", "--workers", "1",
+              "--metrics", "ndcg@10", "--format", "json", timeout=240)
+    if res.status != 0 or res.traceback:
+        return f"exit {res.status}: {res.err[-300:]}"
+    want = (1 + 1 + 1 / math.log2(3)) / 3
+    got = json.loads(res.out)["metrics"]["ndcg@10"]
+    return None if math.isclose(got, want, abs_tol=1e-12) else f"ndcg@10 {got}, expected {want}"
 
 
 @case(TRACE, "issue", slow=True)

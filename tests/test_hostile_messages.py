@@ -290,7 +290,7 @@ def test_run_out_whose_crosscheck_folder_is_the_dataset_is_refused(tmp_path: Pat
     they would be written into it; without cross-check nothing goes there."""
     ds = _dataset(tmp_path / "w/letor")
     assert "*/crosscheck.md" in RUN_WRITES
-    with pytest.raises(ConfigError, match=r"writes files into .*letor"):
+    with pytest.raises(ConfigError, match=r"writes crosscheck\.md, crosscheck\.json into .*letor"):
         _run_check(tmp_path / "w", ds, no_crosscheck=False)
     assert _run_check(tmp_path / "w", ds) == tmp_path / "w"
 

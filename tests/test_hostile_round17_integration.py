@@ -438,12 +438,19 @@ def test_a_list_of_row_dicts_says_to_make_a_dataframe() -> None:
 @pytest.mark.parametrize(("key", "words"), [((1, 2), ("(1, 2)", "tuple")),
                                             (None, ("None", "missing")),
                                             (float("nan"), ("nan", "missing")),
-                                            (1.0, ("1.0", "float"))])
+                                            (1.5, ("1.5", "not a whole number"))])
 def test_dict_of_dicts_with_a_key_that_is_no_id_names_the_key(key: Any,
                                                                words: tuple[str, ...]) -> None:
     with pytest.raises(DataError) as caught:
         evaluate_trec({key: {"a": 1, "b": 0}}, {key: {"a": 0.1, "b": 0.9}}, metrics="P_1")
     assert all(w in str(caught.value) for w in words), str(caught.value)
+
+
+def test_dict_of_dicts_with_a_whole_float_key_is_the_integer_it_holds() -> None:
+    """Round 23b: one rule for float ids on every path (a whole float is its integer)."""
+    as_float = evaluate_trec({7.0: {"a": 2, "b": 0}}, {7: {"a": 0.1, "b": 0.9}},
+                             metrics="ndcg_cut_3")
+    assert as_float.metrics == {"ndcg_cut_3": pytest.approx(1 / math.log2(3))}
 
 
 def test_dict_of_dicts_with_int_keys_equals_string_keys() -> None:

@@ -1158,9 +1158,11 @@ def test_every_file_names_one_library_per_model(job: Job) -> None:
 
 
 def _hand_run(run: Path, dataset: str, metric: str, per_query: dict[str, list[float]],
-              mean: Any, *, fold: str | None = None, qids: list[str] | None = None) -> Path:
+              mean: Any, *, fold: str | None = None, qids: list[str] | None = None,
+              first: tuple[str, dict[str, list[float]]] | None = None) -> Path:
     """A finished one-seed run written by hand as the run loop writes it: ``per_query`` model ->
-    test values, metrics.csv's value ``mean(values)`` (the family's own averaging)."""
+    test values, metrics.csv's value ``mean(values)`` (the family's own averaging); ``first``
+    (metric, per_query), a plain-mean metric written before it."""
     from hostile_kit import write_run_tables
 
     run.mkdir(parents=True)
@@ -1177,8 +1179,11 @@ def _hand_run(run: Path, dataset: str, metric: str, per_query: dict[str, list[fl
     rows, pq_rows = [], []
     for m, vals in per_query.items():
         ids = qids or [f"q{i}" for i in range(len(vals))]
-        rows.append((name, m, "baseline", 0, "test", metric, mean(vals), "ltrbench"))
-        pq_rows += [(name, m, 0, "test", q, metric, v) for q, v in zip(ids, vals, strict=True)]
+        for key, values, average in ([(first[0], first[1][m], statistics.fmean)] if first
+                                     else []) + [(metric, vals, mean)]:
+            rows.append((name, m, "baseline", 0, "test", key, average(values), "ltrbench"))
+            pq_rows += [(name, m, 0, "test", q, key, v)
+                        for q, v in zip(ids, values, strict=True)]
     return write_run_tables(run, rows, pq_rows, [(name, m, "baseline", 0, 1.0, 0.01, 100.0,
                                                   None, None) for m in models])
 
@@ -1188,10 +1193,16 @@ def test_a_count_is_reported_as_its_sum_with_an_interval_around_it(tmp_path: Pat
     report checked metrics.csv's sum against the per-query mean ("the run is damaged") and
     its interval was the bootstrap of the per-query mean (about 1.5 beside a sum of 9)."""
     hits = {"a-model": [2.0, 1.0, 3.0, 0.0, 2.0, 1.0], "b-model": [1.0, 1.0, 0.0, 0.0, 1.0, 2.0]}
-    _hand_run(tmp_path / "runs" / "r1", "toy", "num_rel_ret", hits, math.fsum)
-    res = cli(tmp_path, "report", "--runs", "runs/r1", "--out", "rep", "--no-plots",
-              "--no-progress", "--bootstrap", "50", "--permutations", "100",
-              "--primary", "num_rel_ret")
+    ndcg = {"a-model": [0.5] * 6, "b-model": [0.25] * 6}
+    _hand_run(tmp_path / "runs" / "r1", "toy", "num_rel_ret", hits, math.fsum,
+              first=("ndcg@10", ndcg))
+    argv = ["report", "--runs", "runs/r1", "--out", "rep", "--no-plots", "--no-progress",
+            "--bootstrap", "50", "--permutations", "100"]
+    # round 23b: a count is no primary metric (no run is best by it), refused naming it
+    bad = cli(tmp_path, *argv, "--primary", "num_rel_ret")
+    assert bad.status == 2, bad.err[-1500:]
+    assert "'num_rel_ret' is a count" in bad.err, bad.err[-1500:]
+    res = cli(tmp_path, *argv)  # ndcg@10 first: the count is a column beside it
     assert res.status == 0, res.err[-1500:]
     doc = strict_json((tmp_path / "rep" / "leaderboard.json").read_text(encoding="utf-8"))
     rows = {r["model"]: r["metrics"]["num_rel_ret"] for r in doc["tables"][0]["rows"]}

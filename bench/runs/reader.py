@@ -201,7 +201,10 @@ def run_dataset_names(path: str | os.PathLike[str]) -> list[str]:
     """The dataset names of the run folder ``path`` that name its cross-check's folder
     (:func:`bench.runs.naming.crosscheck_folders`): ``metrics.csv``'s, and its config's; what
     cannot be read is skipped (the command that reads the run says why, later)."""
-    run = RunDir(Path(path))
+    try:
+        run = RunDir(Path(path))
+    except LtrbenchError:  # no run there: the output check comes first, the run's error later
+        return []
     names: list[str] = []
     with contextlib.suppress(LtrbenchError, OSError, ValueError, KeyError):
         names += run.datasets() if run.has("metrics.csv") else []
