@@ -63,5 +63,6 @@ def test_the_compiled_kernel_is_refused_for_it_and_still_computes_ndcg() -> None
 def test_an_unknown_ap_tie_rule_is_refused_naming_the_choices() -> None:
     from bench.metrics.profile import Profile
 
-    with pytest.raises(ConfigError, match=r"unknown ap_ties 'steps'; valid: ties, threshold"):
+    with pytest.raises(ConfigError,
+                       match=r"unknown ap_ties 'steps'; did you mean 'ties'\? valid: ties, threshold"):
         Profile(name="mine", ap_ties="steps")
