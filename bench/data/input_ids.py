@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
+from collections.abc import Callable
 
 import numpy as np
 
@@ -148,6 +149,21 @@ def text_ids(values: object, *, what: str = "query id", path: PathLike | None = 
                     path=path, row=i + 1, column=column)
 
 
+def _first_float(values: np.ndarray, bad: Callable[[np.ndarray, int], np.ndarray]) -> int:
+    """Row of the first float of ``values`` that ``bad(floats, mantissa bits)`` marks (NaN
+    never: a missing id is the caller's), or -1; an object array's floats are judged one by
+    one, each under its own type's bits; arrays of no float: -1."""
+    if values.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):
+            hits = np.flatnonzero(~np.isnan(values) & bad(values, np.finfo(values.dtype).nmant + 1))
+        return int(hits[0]) if hits.size else -1
+    if values.dtype.kind == "O":
+        return next((k for k, v in enumerate(values.tolist()) if isinstance(v, float | np.floating)
+                     and not np.isnan(v) and bool(bad(np.asarray(v), np.finfo(type(v)).nmant + 1))),
+                    -1)
+    return -1
+
+
 def inexact_float_id(values: np.ndarray, *, what: str = "query id",
                      path: PathLike | None = None, column: str | None = None) -> None:
     """Float ids from the float's last exact integer on (2^53 for a float64, 2^24 for a float32)
@@ -155,19 +171,10 @@ def inexact_float_id(values: np.ndarray, *, what: str = "query id",
     2^53), so two ids may already be one -- an int64 column that a NaN made float64 in pandas
     (``read_csv``, a join) merges such queries before ltrbench sees them. An object array's
     float items are held to their own type's bound."""
-    a = values
-    if a.dtype.kind == "f":
-        with np.errstate(invalid="ignore"):  # inf and NaN: not integers, refused by the caller
-            big = np.flatnonzero(np.isfinite(a) & (np.abs(a) >= 2.0 ** (np.finfo(a.dtype).nmant + 1)))
-        i = int(big[0]) if big.size else -1
-    elif a.dtype.kind == "O":
-        i = next((k for k, v in enumerate(a.tolist()) if isinstance(v, float | np.floating)
-                  and np.isfinite(v) and abs(v) >= 2.0 ** (np.finfo(type(v)).nmant + 1)), -1)
-    else:
-        return
+    i = _first_float(values, lambda f, bits: np.isfinite(f) & (np.abs(f) >= 2.0 ** bits))
     if i >= 0:
-        v = a[i]
-        bits = np.finfo(type(v) if a.dtype.kind == "O" else a.dtype).nmant + 1
+        v = values[i]
+        bits = np.finfo(type(v) if values.dtype.kind == "O" else values.dtype).nmant + 1
         raise DataError(f"{what} {float(v)!r} is a float from 2^{bits} on, where a float no longer "
                         f"holds every integer ({2**bits + 1} reads as {2**bits}): two ids may "
                         "already be one; read the column as int64 or text where it is written "
@@ -181,18 +188,9 @@ def fractional_float_id(values: np.ndarray, *, what: str = "query id",
     or infinite float is refused, naming the first's row (ids are integers or text: 1.2 and
     1.7 would be query 1 where ids are integers). NaN is left to the caller (a missing id);
     floats from 2^53 on: :func:`inexact_float_id`."""
-    a = values
-    if a.dtype.kind == "f":
-        with np.errstate(invalid="ignore"):
-            bad = np.flatnonzero(~np.isnan(a) & (np.isinf(a) | (a != np.floor(a))))
-        i = int(bad[0]) if bad.size else -1
-    elif a.dtype.kind == "O":
-        i = next((k for k, v in enumerate(a.tolist()) if isinstance(v, float | np.floating)
-                  and not np.isnan(v) and (np.isinf(v) or v != np.floor(v))), -1)
-    else:
-        return
+    i = _first_float(values, lambda f, bits: np.isinf(f) | (f != np.floor(f)))
     if i >= 0:
-        raise DataError(f"{what} {float(a[i])!r} is a float that is not a whole number: "
+        raise DataError(f"{what} {float(values[i])!r} is a float that is not a whole number: "
                         "expected a string or an integer (a whole float such as 1.0 is read as "
                         "its integer; 1.2 and 1.7 would both be 1 where ids are integers): "
                         "write the ids as integers or text", path=path, row=i + 1, column=column)

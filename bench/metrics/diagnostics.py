@@ -207,12 +207,13 @@ def stand_in_ties(query_ids: NDArray[Any], ties: NDArray[Any], ties_k: int | Non
     tied = np.asarray(ties, dtype=bool)
     if has_docno or profile.ties not in ("docno_desc", "docno_asc") or not tied.any():
         return
-    ids = [str(q) for q in np.asarray(query_ids)[tied].tolist()]
+    n_tied = int(tied.sum())  # the first six named (five, then "..."): not a list of all
+    ids = [str(q) for q in np.asarray(query_ids)[tied][:6].tolist()]
     top = "whole list" if ties_k is None else f"top {ties_k}"
     way = ("descending", "later row first") if profile.ties == "docno_desc" else (
         "ascending", "earlier row first")
     warnings.warn(
-        f"{len(ids)} of {tied.shape[0]} queries have tied scores in the {top} ({_first_ids(ids)})"
+        f"{n_tied} of {tied.shape[0]} queries have tied scores in the {top} ({_first_ids(ids)})"
         f": profile {profile.name!r} orders ties by document id {way[0]} "
         f"(ties={profile.ties!r}), but these rows carry no document id, so the row index stands "
         f"in for it ({way[1]}); pass docno= (a TREC run, --qrels/--run) for the tool's order, or "
